@@ -1,0 +1,107 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "lanyard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "lanyard", targets: ["lanyard"]),
+        .library(name: "LanyardServer", targets: ["LanyardServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+    ],
+    targets: [
+        // Configuration, clock, JOSE primitives: what every other module shares.
+        .target(
+            name: "LanyardSupport",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Apple and Google ID-token verification, JWKS cache.
+        .target(
+            name: "LanyardProviders",
+            dependencies: [
+                "LanyardSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // SQL for SQLite and PostgreSQL, migrations, transactions.
+        .target(
+            name: "LanyardStore",
+            dependencies: [
+                "LanyardSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Accounts, identities, sessions, linking and merge rules; the error catalogue.
+        .target(
+            name: "LanyardCore",
+            dependencies: [
+                "LanyardSupport", "LanyardStore", "LanyardProviders",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Fake Apple and Google identity providers for dev mode and tests.
+        .target(
+            name: "LanyardEmulator",
+            dependencies: ["LanyardSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP routes, middleware, OpenAPI, wiring.
+        .target(
+            name: "LanyardServer",
+            dependencies: [
+                "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/emulator.html")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "lanyard",
+            dependencies: [
+                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardEmulator", "LanyardCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LanyardTests",
+            dependencies: [
+                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

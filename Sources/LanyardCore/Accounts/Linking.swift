@@ -1,0 +1,83 @@
+import Foundation
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+
+/// One account, several sign-in methods: attaching and removing identities (DESIGN sections 3 and 6).
+/// Linking never signs anyone out; unlinking needs a recent sign-in and never removes the last identity.
+public struct Linking: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    public func link(provider: Provider, idToken: String, nonce: String?, caller: Caller,
+                     client: ClientInfo) async throws -> LinkResponse {
+        try await dependencies.rateLimiter.check(.link, key: caller.userID)
+        let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        let dependencies = self.dependencies
+        return try await dependencies.database.transactionRetryingConflicts { connection in
+            let now = dependencies.clock.now()
+            let users = UserStore(connection)
+            let identities = IdentityStore(connection)
+            guard let user = try await users.findForUpdate(id: caller.userID), user.mergedInto == nil else {
+                throw LanyardError.unauthorized("This account no longer exists")
+            }
+            let owned = try await identities.list(userID: user.id)
+            let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
+            try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
+            try await identities.insert(IdentityRecord(
+                id: dependencies.random.uuid().uuidString.lowercased(), userID: user.id, provider: provider.rawValue,
+                providerUserID: identity.subject, email: identity.email, emailVerified: identity.emailVerified,
+                isPrivateEmail: identity.isPrivateEmail, linkedAt: now, lastSignInAt: nil))
+            if user.isAnonymous {
+                try await users.setAnonymous(id: user.id, false, at: now)
+            }
+            if let name = identity.name {
+                try await users.setDisplayNameIfEmpty(id: user.id, to: name, at: now)
+            }
+            try await AuditLog(connection, at: now, clientIP: client.ip)
+                .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
+            let view = try await UserView.load(userID: user.id, connection: connection)
+            return LinkResponse(linkedProviders: view.linkedProviders,
+                                message: "\(provider.displayName) account linked", user: view)
+        }
+    }
+
+    /// The conflict rules of linking, in the order a person would want them explained.
+    static func checkLinkable(provider: Provider, existingOwner: String?, account: UserRecord,
+                              owned: [IdentityRecord]) throws(LanyardError) {
+        if let existingOwner {
+            if existingOwner == account.id { throw .alreadyLinked(provider.displayName) }
+            // A guest can still bring their data along by signing in with this identity instead.
+            throw .identityInUse(provider.displayName, mergeAvailable: account.isAnonymous)
+        }
+        if owned.contains(where: { $0.provider == provider.rawValue }) {
+            throw .providerAlreadyLinked(provider.displayName)
+        }
+    }
+
+    public func unlink(provider: Provider, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
+        try Authenticator(dependencies).requireRecentSignIn(caller)
+        let dependencies = self.dependencies
+        return try await dependencies.database.transaction { connection in
+            let now = dependencies.clock.now()
+            let identities = IdentityStore(connection)
+            guard try await UserStore(connection).findForUpdate(id: caller.userID) != nil else {
+                throw LanyardError.unauthorized("This account no longer exists")
+            }
+            let owned = try await identities.list(userID: caller.userID)
+            guard owned.contains(where: { $0.provider == provider.rawValue }) else {
+                throw LanyardError.providerNotLinked(provider.displayName)
+            }
+            guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
+            try await identities.delete(userID: caller.userID, provider: provider.rawValue)
+            try await AuditLog(connection, at: now, clientIP: client.ip)
+                .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,
+                       details: ["provider": provider.rawValue])
+            let remaining = owned.filter { $0.provider != provider.rawValue }.map(\.provider)
+            return LinkResponse(linkedProviders: remaining, message: "\(provider.displayName) account unlinked", user: nil)
+        }
+    }
+}

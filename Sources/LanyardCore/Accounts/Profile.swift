@@ -1,0 +1,35 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// `GET` / `PATCH /v1/users/me`.
+public struct Profile: Sendable {
+    public static let maximumDisplayNameLength = 200
+
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    public func me(_ caller: Caller) async throws -> MeResponse {
+        try await dependencies.database.read { connection in
+            MeResponse(user: try await UserView.load(userID: caller.userID, connection: connection))
+        }
+    }
+
+    /// Sets or clears (`nil`) the display name.
+    public func setDisplayName(_ name: String?, caller: Caller) async throws -> MeResponse {
+        let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let trimmed, trimmed.count > Self.maximumDisplayNameLength {
+            throw LanyardError.invalidRequest(field: "display_name",
+                                              "display_name is longer than \(Self.maximumDisplayNameLength) characters")
+        }
+        let dependencies = self.dependencies
+        return try await dependencies.database.transaction { connection in
+            try await UserStore(connection).setDisplayName(id: caller.userID, to: trimmed?.isEmpty == true ? nil : trimmed,
+                                                           at: dependencies.clock.now())
+            return MeResponse(user: try await UserView.load(userID: caller.userID, connection: connection))
+        }
+    }
+}

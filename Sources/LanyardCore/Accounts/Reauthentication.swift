@@ -1,0 +1,42 @@
+import Foundation
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+
+/// `POST /v1/auth/reauthenticate/{provider}`: proves the person is still there, with an ID token of one of
+/// the account's own identities. The device gets a new session with a fresh `auth_time`; the old one ends.
+public struct Reauthentication: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    public func reauthenticate(provider: Provider, idToken: String, nonce: String?, caller: Caller,
+                               client: ClientInfo) async throws -> SessionResponse {
+        try await dependencies.rateLimiter.check(.signIn, key: client.ip)
+        let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        let dependencies = self.dependencies
+        return try await dependencies.database.transaction { connection in
+            let now = dependencies.clock.now()
+            let identities = IdentityStore(connection)
+            guard let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject) else {
+                throw LanyardError.providerNotLinked(provider.displayName)
+            }
+            guard existing.userID == caller.userID else {
+                throw LanyardError.identityInUse(provider.displayName, mergeAvailable: false)
+            }
+            try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
+                                              emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
+            try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now)
+            let tokens = try await SessionIssuer(dependencies: dependencies).open(
+                userID: caller.userID, isAnonymous: false, method: provider.rawValue, client: client,
+                connection: connection, now: now)
+            try await AuditLog(connection, at: now, clientIP: client.ip)
+                .write(.reauthenticated, userID: caller.userID, sessionID: tokens.sessionID,
+                       details: ["provider": provider.rawValue, "previous_session": caller.sessionID])
+            let view = try await UserView.load(userID: caller.userID, connection: connection)
+            return SessionResponse(tokens: tokens, user: view, isNewUser: false)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+
+/// `POST /v1/auth/signin/{provider}`.
+public struct SignInRequest: Sendable {
+    public var idToken: String
+    public var nonce: String?
+    public var givenName: String?
+    public var familyName: String?
+
+    public init(idToken: String, nonce: String?, givenName: String?, familyName: String?) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.givenName = givenName
+        self.familyName = familyName
+    }
+
+    /// Apple sends the name only on the first authorization, outside the token.
+    var fullName: String? {
+        let name = [givenName, familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        return name.isEmpty ? nil : String(name.prefix(200))
+    }
+}
+
+/// Signs a person in with a provider ID token: finds the account by (provider, sub) or creates one.
+/// With the bearer of an anonymous account, a new identity upgrades that account in place, and an identity
+/// that already has an account signs into it and merges the guest into it.
+public struct SignIn: Sendable {
+    let dependencies: CoreDependencies
+    let merge: AccountMerge
+
+    public init(_ dependencies: CoreDependencies, merge: AccountMerge = AccountMerge()) {
+        self.dependencies = dependencies
+        self.merge = merge
+    }
+
+    public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> SessionResponse {
+        try await dependencies.rateLimiter.check(.signIn, key: client.ip)
+        let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
+        let dependencies = self.dependencies
+        let merge = self.merge
+        return try await dependencies.database.transactionRetryingConflicts { connection in
+            let now = dependencies.clock.now()
+            let audit = AuditLog(connection, at: now, clientIP: client.ip)
+            let users = UserStore(connection)
+            let identities = IdentityStore(connection)
+            let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
+
+            var userID: String
+            var isNewUser = false
+            var mergedFrom: String?
+            if let guest, let guestUser = try await users.findForUpdate(id: guest.userID), guestUser.isAnonymous {
+                if let target = guestUser.mergedInto {
+                    // A retry after a lost response: the merge already happened; land in the same account again.
+                    guard existing?.userID == target else { throw LanyardError.unauthorized("This session has ended") }
+                    userID = target
+                    mergedFrom = guestUser.id
+                } else if let existing {
+                    userID = existing.userID
+                    mergedFrom = guestUser.id
+                    try await merge.merge(anonymous: guestUser, into: existing.userID, connection: connection,
+                                          audit: audit, now: now)
+                } else {
+                    // Upgrade in place: the guest keeps their id and everything attached to it.
+                    userID = guestUser.id
+                    try await identities.insert(newIdentity(identity, userID: userID, now: now))
+                    try await users.setAnonymous(id: userID, false, at: now)
+                    try await audit.write(.identityLinked, userID: userID, details: ["provider": provider.rawValue])
+                }
+            } else if let guest, guest.mergedInto != nil {
+                throw LanyardError.unauthorized("This session has ended")
+            } else if let existing {
+                userID = existing.userID
+            } else {
+                userID = switch dependencies.userIDStrategy {
+                case .random: dependencies.random.uuid().uuidString.lowercased()
+                case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
+                }
+                isNewUser = true
+                try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false))
+                try await identities.insert(newIdentity(identity, userID: userID, now: now))
+                try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
+            }
+
+            if let existing {
+                try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
+                                                  emailVerified: identity.emailVerified,
+                                                  isPrivateEmail: identity.isPrivateEmail)
+            }
+            if let name = request.fullName ?? identity.name {
+                try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
+            }
+            try await users.markActive(id: userID, at: now)
+            let tokens = try await SessionIssuer(dependencies: dependencies).open(
+                userID: userID, isAnonymous: false, method: provider.rawValue, client: client,
+                connection: connection, now: now)
+            try await audit.write(.signIn, userID: userID, sessionID: tokens.sessionID,
+                                  details: ["provider": provider.rawValue])
+            let view = try await UserView.load(userID: userID, connection: connection)
+            return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
+        }
+    }
+
+    func newIdentity(_ identity: VerifiedIdentity, userID: String, now: Date) -> IdentityRecord {
+        IdentityRecord(id: dependencies.random.uuid().uuidString.lowercased(), userID: userID,
+                       provider: identity.provider.rawValue, providerUserID: identity.subject, email: identity.email,
+                       emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
+                       linkedAt: now, lastSignInAt: now)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// Writes audit rows inside the caller's transaction, so a change and its record commit together.
+public enum AuditEvent: String, Sendable {
+    case signIn = "sign_in"
+    case userCreated = "user.created"
+    case userDeleted = "user.deleted"
+    case identityLinked = "identity.linked"
+    case identityUnlinked = "identity.unlinked"
+    case accountMerged = "account.merged"
+    case mergeRecordReplaced = "merge.record_replaced"
+    case refreshReuseDetected = "session.reuse_detected"
+    case signOut = "sign_out"
+    case sessionRevoked = "session.revoked"
+    case reauthenticated = "reauthenticated"
+    case anonymousPurged = "user.anonymous_purged"
+}
+
+public struct AuditLog: Sendable {
+    let connection: any DatabaseConnection
+    let at: Date
+    let clientIP: String?
+
+    public init(_ connection: any DatabaseConnection, at: Date, clientIP: String?) {
+        self.connection = connection
+        self.at = at
+        self.clientIP = clientIP
+    }
+
+    public func write(_ event: AuditEvent, userID: String?, sessionID: String? = nil, details: [String: String] = [:]) async throws {
+        var json: String?
+        if !details.isEmpty {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            json = String(decoding: try encoder.encode(details), as: UTF8.self)
+        }
+        try await AuditStore(connection).append(AuditEntry(
+            at: at, event: event.rawValue, userID: userID, sessionID: sessionID, clientIP: clientIP, details: json))
+    }
+}

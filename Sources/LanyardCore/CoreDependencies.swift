@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+
+/// What the account and session rules need, built once at start-up and passed down explicitly.
+public struct CoreDependencies: Sendable {
+    public let database: any Database
+    public let clock: any LanyardClock
+    public let random: any RandomSource
+    public let accessTokens: AccessTokens
+    public let providerTokens: ProviderTokens
+    public let rateLimiter: RateLimiter
+    public let refreshTokenTTL: TimeInterval
+    public let refreshReuseGrace: TimeInterval
+    public let reauthWindow: TimeInterval
+    public let userIDStrategy: LanyardConfiguration.UserIDStrategy
+    /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
+    let refreshSuccessorKey: [UInt8]
+
+    public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
+                providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
+                configuration: LanyardConfiguration) {
+        self.database = database
+        self.clock = clock
+        self.random = random
+        self.accessTokens = accessTokens
+        self.providerTokens = providerTokens
+        self.rateLimiter = rateLimiter
+        self.refreshTokenTTL = configuration.refreshTokenTTL
+        self.refreshReuseGrace = configuration.refreshReuseGrace
+        self.reauthWindow = configuration.reauthWindow
+        self.userIDStrategy = configuration.userIDStrategy
+        self.refreshSuccessorKey = masterKey.derivedKey(purpose: "lanyard refresh token successor v1")
+    }
+}
+
+/// Who made the request, as far as the network tells.
+public struct ClientInfo: Sendable {
+    public var ip: String?
+    public var userAgent: String?
+
+    public init(ip: String?, userAgent: String?) {
+        self.ip = ip
+        self.userAgent = userAgent
+    }
+}

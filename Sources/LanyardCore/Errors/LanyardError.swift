@@ -1,0 +1,148 @@
+import LanyardSupport
+
+/// The one error catalogue (DESIGN section 3): every failure a client can see, with its stable code,
+/// HTTP status and a message a person can read. Handlers throw it; one middleware renders it.
+public struct LanyardError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case invalidRequest = "INVALID_REQUEST"
+        case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+        case unsupportedProvider = "UNSUPPORTED_PROVIDER"
+        case invalidProviderToken = "INVALID_PROVIDER_TOKEN"
+        case providerUnavailable = "PROVIDER_UNAVAILABLE"
+        case unauthorized = "UNAUTHORIZED"
+        case invalidRefreshToken = "INVALID_REFRESH_TOKEN"
+        case refreshTokenReused = "REFRESH_TOKEN_REUSED"
+        case providerConflict = "PROVIDER_CONFLICT"
+        case cannotUnlinkOnlyProvider = "CANNOT_UNLINK_ONLY_PROVIDER"
+        case providerNotLinked = "PROVIDER_NOT_LINKED"
+        case reauthenticationRequired = "REAUTHENTICATION_REQUIRED"
+        case rateLimited = "RATE_LIMITED"
+        case notFound = "NOT_FOUND"
+        case forbidden = "FORBIDDEN"
+        case versionConflict = "VERSION_CONFLICT"
+        case internalError = "INTERNAL_ERROR"
+
+        public var httpStatus: Int {
+            switch self {
+            case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
+            case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
+                 .reauthenticationRequired: 401
+            case .forbidden: 403
+            case .notFound, .providerNotLinked: 404
+            case .providerConflict: 409
+            case .versionConflict: 412
+            case .payloadTooLarge: 413
+            case .rateLimited: 429
+            case .internalError: 500
+            case .providerUnavailable: 503
+            }
+        }
+    }
+
+    public let code: Code
+    public let message: String
+    public var details: [String: JSONValue]
+    /// Seconds, for `Retry-After` on `RATE_LIMITED`.
+    public var retryAfter: Int?
+
+    public init(_ code: Code, _ message: String, details: [String: JSONValue] = [:], retryAfter: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+// The catalogue's entries, by name, so a rule reads as what it means.
+extension LanyardError {
+    public static func invalidRequest(field: String, _ message: String) -> LanyardError {
+        LanyardError(.invalidRequest, message, details: ["field": .string(field)])
+    }
+
+    public static func malformedJSON(_ message: String = "The request body is not valid JSON") -> LanyardError {
+        LanyardError(.invalidRequest, message, details: ["field": .string("body")])
+    }
+
+    public static func payloadTooLarge(limit: Int) -> LanyardError {
+        LanyardError(.payloadTooLarge, "The request body is larger than \(limit / 1024) KiB",
+                     details: ["limit_bytes": .number(Double(limit))])
+    }
+
+    public static func unsupportedProvider(_ name: String) -> LanyardError {
+        LanyardError(.unsupportedProvider, "Sign-in with \(name) is not available",
+                     details: ["provider": .string(name)])
+    }
+
+    public static func invalidProviderToken(reason: String) -> LanyardError {
+        let message = switch reason {
+        case "expired": "The sign-in token has expired; sign in again"
+        case "nonce_missing", "nonce_mismatch": "The sign-in token does not match this request's nonce"
+        case "audience": "The sign-in token was issued for a different app"
+        default: "The sign-in token could not be verified"
+        }
+        return LanyardError(.invalidProviderToken, message, details: ["reason": .string(reason)])
+    }
+
+    public static func providerUnavailable(_ provider: String?) -> LanyardError {
+        LanyardError(.providerUnavailable, "Sign-in with \(provider ?? "this provider") is temporarily unavailable")
+    }
+
+    public static let unauthorized = LanyardError(.unauthorized, "Sign in to continue")
+
+    public static func unauthorized(_ message: String) -> LanyardError {
+        LanyardError(.unauthorized, message)
+    }
+
+    public static let invalidRefreshToken = LanyardError(.invalidRefreshToken, "The session has ended; sign in again")
+
+    public static let refreshTokenReused = LanyardError(
+        .refreshTokenReused, "This refresh token was already used; the session has been signed out for safety")
+
+    public static func alreadyLinked(_ provider: String) -> LanyardError {
+        LanyardError(.providerConflict, "This \(provider) account is already linked to your account",
+                     details: ["reason": "already_linked"])
+    }
+
+    public static func providerAlreadyLinked(_ provider: String) -> LanyardError {
+        LanyardError(.providerConflict,
+                     "Your account already has a \(provider) account linked; unlink it first to switch",
+                     details: ["reason": "provider_already_linked"])
+    }
+
+    public static func identityInUse(_ provider: String, mergeAvailable: Bool) -> LanyardError {
+        var details: [String: JSONValue] = ["reason": "identity_in_use"]
+        if mergeAvailable { details["merge_available"] = .bool(true) }
+        return LanyardError(.providerConflict, "This \(provider) account is already linked to a different account",
+                            details: details)
+    }
+
+    public static let cannotUnlinkOnlyProvider = LanyardError(
+        .cannotUnlinkOnlyProvider, "Cannot unlink your only authentication method")
+
+    public static func providerNotLinked(_ provider: String) -> LanyardError {
+        LanyardError(.providerNotLinked, "No \(provider) account is linked to your account",
+                     details: ["provider": .string(provider.lowercased())])
+    }
+
+    public static let reauthenticationRequired = LanyardError(
+        .reauthenticationRequired, "Sign in again to confirm it's you")
+
+    public static func rateLimited(retryAfter: Int) -> LanyardError {
+        LanyardError(.rateLimited, "Too many attempts; try again in \(retryAfter) seconds",
+                     details: ["retry_after": .number(Double(retryAfter))], retryAfter: retryAfter)
+    }
+
+    public static func notFound(_ message: String = "Not found") -> LanyardError {
+        LanyardError(.notFound, message)
+    }
+
+    public static let forbidden = LanyardError(.forbidden, "Not allowed")
+
+    public static let internalError = LanyardError(.internalError, "Something went wrong on our side")
+}
+
+extension JSONValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// Fixed-window limits counted in the database, so they hold across instances.
+public struct RateLimiter: Sendable {
+    public enum Action: String, Sendable {
+        case link
+        case anonymous
+        case signIn = "signin"
+    }
+
+    let database: any Database
+    let clock: any LanyardClock
+    let settings: RateLimitSettings
+
+    public init(database: any Database, clock: any LanyardClock, settings: RateLimitSettings) {
+        self.database = database
+        self.clock = clock
+        self.settings = settings
+    }
+
+    /// Counts one attempt for `key` (an account id or client IP) and refuses it past the limit.
+    public func check(_ action: Action, key: String?) async throws {
+        guard settings.enabled, let key else { return }
+        let rate = switch action {
+        case .link: settings.link
+        case .anonymous: settings.anonymous
+        case .signIn: settings.signIn
+        }
+        let now = clock.now()
+        let decision = Self.window(for: now, rate: rate)
+        let hits = try await database.transaction { connection in
+            try await RateLimitStore(connection).hit(bucket: "\(action.rawValue):\(key)", windowStart: decision.start)
+        }
+        if hits > rate.limit {
+            throw LanyardError.rateLimited(retryAfter: max(1, Int(decision.end.timeIntervalSince(now).rounded(.up))))
+        }
+    }
+
+    /// The fixed window that contains `now`.
+    public static func window(for now: Date, rate: RateLimitSettings.Rate) -> (start: Date, end: Date) {
+        let seconds = now.timeIntervalSince1970
+        let start = (seconds / rate.window).rounded(.down) * rate.window
+        return (Date(timeIntervalSince1970: start), Date(timeIntervalSince1970: start + rate.window))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// The account and session a valid bearer token speaks for.
+public struct Caller: Sendable {
+    public var userID: String
+    public var sessionID: String
+    public var isAnonymous: Bool
+    public var authTime: Date
+    /// Set when this (anonymous) account was merged into another: its session ended with the merge.
+    public var mergedInto: String?
+}
+
+/// Turns a bearer token into a `Caller`: signature and expiry, then the session in the database, so a revoked
+/// session's tokens stop working at once rather than at expiry.
+public struct Authenticator: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    public func authenticate(bearer token: String) async throws -> Caller {
+        let caller = try await authenticateAllowingMerged(bearer: token)
+        guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
+        return caller
+    }
+
+    /// Like `authenticate`, but also accepts the ended session of an anonymous account that was merged, so a
+    /// retried sign-in after a lost response can land in the same account (DESIGN section 6).
+    public func authenticateAllowingMerged(bearer token: String) async throws -> Caller {
+        let claims = try await dependencies.accessTokens.verify(token)
+        let now = dependencies.clock.now()
+        let found = try await dependencies.database.read { connection in
+            let session = try await SessionStore(connection).find(id: claims.sid)
+            let user = try await UserStore(connection).find(id: claims.sub)
+            return (session, user)
+        }
+        guard let session = found.0, let user = found.1, session.userID == user.id else {
+            throw LanyardError.unauthorized("This session has ended")
+        }
+        if let mergedInto = user.mergedInto {
+            return Caller(userID: user.id, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
+                          mergedInto: mergedInto)
+        }
+        guard session.isActive(at: now) else { throw LanyardError.unauthorized("This session has ended") }
+        return Caller(userID: user.id, sessionID: session.id, isAnonymous: user.isAnonymous,
+                      authTime: session.authTime, mergedInto: nil)
+    }
+
+    /// Unlinking and deletion need a sign-in within `LANYARD_REAUTH_WINDOW`.
+    public func requireRecentSignIn(_ caller: Caller) throws {
+        let age = dependencies.clock.now().timeIntervalSince(caller.authTime)
+        guard age <= dependencies.reauthWindow else { throw LanyardError.reauthenticationRequired }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// `POST /v1/auth/refresh`: rotates a refresh token (DESIGN section 4).
+public struct Refresh: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    enum Outcome: Sendable {
+        case issued(SessionRecord, successor: String, user: UserView)
+        case invalid
+        case reused
+    }
+
+    public func refresh(token: String, client: ClientInfo) async throws -> SessionResponse {
+        try await dependencies.rateLimiter.check(.signIn, key: client.ip)
+        guard RefreshTokens.isWellFormed(token) else { throw LanyardError.invalidRefreshToken }
+        let dependencies = self.dependencies
+        // The outcome is returned rather than thrown so that a reuse's revocation commits.
+        let outcome: Outcome = try await dependencies.database.transaction { connection in
+            let now = dependencies.clock.now()
+            let tokens = RefreshTokenStore(connection)
+            let sessions = SessionStore(connection)
+            guard let record = try await tokens.findForUpdate(tokenHash: RefreshTokens.hash(token)),
+                  let session = try await sessions.find(id: record.sessionID),
+                  session.isActive(at: now)
+            else { return .invalid }
+            let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
+            switch RefreshTokens.decide(rotatedAt: record.rotatedAt, now: now, grace: dependencies.refreshReuseGrace) {
+            case .rotate:
+                try await tokens.markRotated(tokenHash: record.tokenHash, at: now)
+                try await tokens.insert(tokenHash: RefreshTokens.hash(successor), sessionID: session.id, at: now)
+                try await sessions.extend(id: session.id, refreshedAt: now,
+                                          expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
+                try await UserStore(connection).markActive(id: session.userID, at: now)
+            case .repeatWithinGrace:
+                break
+            case .reuse:
+                try await sessions.revoke(id: session.id, reason: "refresh_token_reused", at: now)
+                try await AuditLog(connection, at: now, clientIP: client.ip)
+                    .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
+                return .reused
+            }
+            return .issued(session, successor: successor,
+                           user: try await UserView.load(userID: session.userID, connection: connection))
+        }
+        switch outcome {
+        case .invalid:
+            throw LanyardError.invalidRefreshToken
+        case .reused:
+            throw LanyardError.refreshTokenReused
+        case .issued(let session, let successor, let user):
+            let accessToken = try dependencies.accessTokens.issue(
+                userID: session.userID, sessionID: session.id, authTime: session.authTime, method: session.amr,
+                isAnonymous: user.isAnonymous)
+            let tokens = IssuedTokens(accessToken: accessToken, refreshToken: successor,
+                                      expiresIn: dependencies.accessTokens.lifetime, sessionID: session.id)
+            return SessionResponse(tokens: tokens, user: user, isNewUser: false)
+        }
+    }
+}

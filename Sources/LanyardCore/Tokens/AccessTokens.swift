@@ -1,0 +1,70 @@
+import Foundation
+import LanyardSupport
+
+/// The claims of a Lanyard access token (DESIGN section 4).
+public struct AccessTokenClaims: Codable, Sendable, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: String
+    public var exp: Int64
+    public var iat: Int64
+    public var jti: String
+    public var sid: String
+    public var auth_time: Int64
+    public var amr: [String]
+    public var is_anonymous: Bool
+    public var role: String
+}
+
+/// Signs and verifies access tokens (JWT, ES256, `kid` in the header).
+public struct AccessTokens: Sendable {
+    public static let audience = "authenticated"
+
+    let keys: SigningKeyRing
+    let issuer: String
+    let ttl: TimeInterval
+    let clock: any LanyardClock
+    let random: any RandomSource
+
+    public init(keys: SigningKeyRing, issuer: String, ttl: TimeInterval, clock: any LanyardClock, random: any RandomSource) {
+        self.keys = keys
+        self.issuer = issuer
+        self.ttl = ttl
+        self.clock = clock
+        self.random = random
+    }
+
+    public var lifetime: Int { Int(ttl) }
+
+    public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool) throws -> String {
+        let now = clock.now()
+        let claims = AccessTokenClaims(
+            iss: issuer, sub: userID, aud: Self.audience,
+            exp: now.unixSeconds + Int64(ttl), iat: now.unixSeconds,
+            jti: random.hexString(byteCount: 16), sid: sessionID,
+            auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated")
+        let (kid, key) = keys.signingKey()
+        struct Header: Encodable { let alg = "ES256"; let typ = "JWT"; let kid: String }
+        return try ES256.sign(try CompactJWS.signingInput(header: Header(kid: kid), claims: claims), key: key)
+    }
+
+    /// The claims of a token this server signed and that has not expired; `UNAUTHORIZED` otherwise.
+    public func verify(_ token: String) async throws(LanyardError) -> AccessTokenClaims {
+        guard let jws = CompactJWS(token), jws.algorithm == "ES256", let kid = jws.keyID else {
+            throw .unauthorized("The access token is malformed")
+        }
+        guard let key = await keys.publicKey(kid: kid),
+              ES256.isValid(signature: jws.signature, for: jws.signingInput, key: key) else {
+            throw .unauthorized("The access token's signature is not valid")
+        }
+        guard let payload = try? JSONEncoder().encode(jws.claims),
+              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload),
+              claims.iss == issuer, claims.aud == Self.audience else {
+            throw .unauthorized("The access token was not issued by this server")
+        }
+        guard claims.exp > clock.now().unixSeconds else {
+            throw .unauthorized("The access token has expired; refresh the session")
+        }
+        return claims
+    }
+}

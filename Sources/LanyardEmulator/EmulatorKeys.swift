@@ -1,0 +1,52 @@
+import _CryptoExtras
+import Foundation
+import LanyardSupport
+
+/// The emulator's RSA signing keys, one per provider, persisted in the data directory so that tokens minted
+/// before a restart still verify after it.
+public struct EmulatorKeys: Sendable {
+    public struct Key: Sendable {
+        public let kid: String
+        public let privateKey: _RSA.Signing.PrivateKey
+        public var jwks: JWKS { JWKS(keys: [(try? JWK.rsa(privateKey.publicKey, kid: kid))].compactMap { $0 }) }
+    }
+
+    public let apple: Key
+    public let google: Key
+
+    public func key(for provider: EmulatedProvider) -> Key {
+        switch provider {
+        case .apple: apple
+        case .google: google
+        }
+    }
+
+    struct Stored: Codable {
+        var appleKID: String
+        var applePEM: String
+        var googleKID: String
+        var googlePEM: String
+    }
+
+    /// Loads the keys from `directory/emulator-keys.json`, creating them (mode 0600) on first use.
+    public static func loadOrCreate(directory: String, random: any RandomSource = SystemRandomSource()) throws -> EmulatorKeys {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("emulator-keys.json").path
+        if let data = FileManager.default.contents(atPath: path),
+           let stored = try? JSONDecoder().decode(Stored.self, from: data) {
+            return EmulatorKeys(
+                apple: Key(kid: stored.appleKID, privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: stored.applePEM)),
+                google: Key(kid: stored.googleKID, privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: stored.googlePEM)))
+        }
+        let keys = EmulatorKeys(
+            apple: Key(kid: "emu-apple-" + random.hexString(byteCount: 4), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048)),
+            google: Key(kid: "emu-google-" + random.hexString(byteCount: 4), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048)))
+        let stored = Stored(appleKID: keys.apple.kid, applePEM: keys.apple.privateKey.pemRepresentation,
+                            googleKID: keys.google.kid, googlePEM: keys.google.privateKey.pemRepresentation)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let data = try JSONEncoder().encode(stored)
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return keys
+    }
+}

@@ -1,0 +1,114 @@
+import _CryptoExtras
+import Foundation
+import LanyardSupport
+
+/// The providers the emulator imitates.
+public enum EmulatedProvider: String, Sendable, CaseIterable {
+    case apple
+    case google
+
+    var issuer: String {
+        switch self {
+        case .apple: "https://appleid.apple.com"
+        case .google: "https://accounts.google.com"
+        }
+    }
+
+    /// The audience used when a request names none, and the client ID Lanyard accepts in dev mode.
+    public var defaultClientID: String {
+        switch self {
+        case .apple: "dev.lanyard.emulator"
+        case .google: "lanyard-emulator.apps.googleusercontent.com"
+        }
+    }
+
+    /// Where the emulator serves this provider's JWKS, relative to the server.
+    public var keysPath: String {
+        switch self {
+        case .apple: "/_emulator/apple/keys"
+        case .google: "/_emulator/google/certs"
+        }
+    }
+}
+
+/// `POST /_emulator/{provider}/id-token` (DESIGN section 5).
+public struct MintRequest: Codable, Sendable {
+    public var sub: String
+    public var email: String?
+    public var nonce: String?
+    public var aud: String?
+    public var name: String?
+    public var emailVerified: Bool?
+    public var isPrivateEmail: Bool?
+    public var expiresIn: Int?
+    /// For tests of the verifier: another issuer, or a token issued at another time (Unix seconds).
+    public var iss: String?
+    public var iat: Int64?
+
+    public init(sub: String, email: String? = nil, nonce: String? = nil, aud: String? = nil, name: String? = nil,
+                emailVerified: Bool? = nil, isPrivateEmail: Bool? = nil, expiresIn: Int? = nil,
+                iss: String? = nil, iat: Int64? = nil) {
+        self.sub = sub
+        self.email = email
+        self.nonce = nonce
+        self.aud = aud
+        self.name = name
+        self.emailVerified = emailVerified
+        self.isPrivateEmail = isPrivateEmail
+        self.expiresIn = expiresIn
+        self.iss = iss
+        self.iat = iat
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case sub, email, nonce, aud, name, iss, iat
+        case emailVerified = "email_verified"
+        case isPrivateEmail = "is_private_email"
+        case expiresIn = "expires_in"
+    }
+}
+
+/// Mints ID tokens shaped and signed like the real providers' (real `iss`, RS256, `kid`).
+public struct TokenMinter: Sendable {
+    let keys: EmulatorKeys
+    let clock: any LanyardClock
+
+    public init(keys: EmulatorKeys, clock: any LanyardClock) {
+        self.keys = keys
+        self.clock = clock
+    }
+
+    public func jwks(for provider: EmulatedProvider) -> JWKS {
+        keys.key(for: provider).jwks
+    }
+
+    public func mint(_ provider: EmulatedProvider, _ request: MintRequest) throws -> String {
+        let issuedAt = request.iat ?? clock.now().unixSeconds
+        var claims: [String: JSONValue] = [
+            "iss": .string(request.iss ?? provider.issuer),
+            "aud": .string(request.aud ?? provider.defaultClientID),
+            "sub": .string(request.sub),
+            "iat": .number(Double(issuedAt)),
+            "exp": .number(Double(issuedAt + Int64(request.expiresIn ?? 600))),
+        ]
+        if let nonce = request.nonce { claims["nonce"] = .string(nonce) }
+        if let email = request.email { claims["email"] = .string(email) }
+        switch provider {
+        case .apple:
+            // Apple sends these flags as strings, and the name never (the app passes it separately).
+            claims["auth_time"] = .number(Double(issuedAt))
+            claims["nonce_supported"] = .bool(true)
+            if request.email != nil {
+                claims["email_verified"] = .string(request.emailVerified ?? true ? "true" : "false")
+                claims["is_private_email"] = .string(request.isPrivateEmail ?? false ? "true" : "false")
+            }
+        case .google:
+            claims["azp"] = claims["aud"]
+            if request.email != nil { claims["email_verified"] = .bool(request.emailVerified ?? true) }
+            if let name = request.name { claims["name"] = .string(name) }
+        }
+        let key = keys.key(for: provider)
+        let header: [String: String] = ["alg": "RS256", "kid": key.kid, "typ": "JWT"]
+        return try RS256.sign(try CompactJWS.signingInput(header: header, claims: claims), key: key.privateKey)
+    }
+}

@@ -1,0 +1,36 @@
+/// Why an ID token was refused; the raw values are DESIGN's `details.reason` strings.
+public struct ProviderTokenError: Error, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable {
+        case malformed
+        case signature
+        case unknownKey = "unknown_key"
+        case algorithm
+        case issuer
+        case audience
+        case expired
+        case notYetValid = "not_yet_valid"
+        case nonceMissing = "nonce_missing"
+        case nonceMismatch = "nonce_mismatch"
+    }
+
+    public let reason: Reason
+
+    public init(_ reason: Reason) {
+        self.reason = reason
+    }
+
+    public var description: String { "ID token refused: \(reason.rawValue)" }
+}
+
+/// The provider's keys could not be fetched and none are cached.
+public struct ProviderUnavailableError: Error, CustomStringConvertible {
+    public let provider: Provider?
+    public let underlying: String
+
+    public init(provider: Provider?, underlying: String) {
+        self.provider = provider
+        self.underlying = underlying
+    }
+
+    public var description: String { "keys of \(provider?.displayName ?? "provider") unavailable: \(underlying)" }
+}

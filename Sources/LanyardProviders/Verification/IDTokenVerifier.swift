@@ -1,0 +1,70 @@
+import Foundation
+import LanyardSupport
+
+/// Verifies Apple and Google ID tokens (DESIGN section 4). Production and the emulator take the same path;
+/// only the JWKS URL differs.
+public struct IDTokenVerifier: Sendable {
+    public static let leeway: TimeInterval = 60
+
+    let keys: JWKSCache
+    let clock: any LanyardClock
+
+    public init(keys: JWKSCache, clock: any LanyardClock) {
+        self.keys = keys
+        self.clock = clock
+    }
+
+    public func verify(_ idToken: String, settings: ProviderSettings, nonce: String?) async throws -> VerifiedIdentity {
+        guard let jws = CompactJWS(idToken) else { throw ProviderTokenError(.malformed) }
+        // RS256 only: refuses `none`, HS256 (key confusion) and anything else before a key is even looked up.
+        guard jws.algorithm == "RS256" else { throw ProviderTokenError(.algorithm) }
+        guard let kid = jws.keyID else { throw ProviderTokenError(.unknownKey) }
+
+        let jwk = try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
+        if let declared = jwk.alg, declared != "RS256" { throw ProviderTokenError(.algorithm) }
+        guard let publicKey = jwk.rsaPublicKey() else { throw ProviderTokenError(.algorithm) }
+        guard RS256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey) else {
+            throw ProviderTokenError(.signature)
+        }
+        return try Self.checkClaims(jws.claims, settings: settings, nonce: nonce, now: clock.now())
+    }
+
+    /// The claim rules, separate from signature checking so they can be unit-tested on their own.
+    public static func checkClaims(_ claims: [String: JSONValue], settings: ProviderSettings, nonce: String?,
+                                   now: Date) throws(ProviderTokenError) -> VerifiedIdentity {
+        guard let issuer = claims["iss"]?.stringValue, settings.provider.issuers.contains(issuer) else {
+            throw ProviderTokenError(.issuer)
+        }
+        let audiences: [String] = switch claims["aud"] {
+        case .string(let value): [value]
+        case .array(let values): values.compactMap(\.stringValue)
+        default: []
+        }
+        guard let audience = audiences.first(where: settings.clientIDs.contains) else {
+            throw ProviderTokenError(.audience)
+        }
+        guard let expiry = claims["exp"]?.numberValue else { throw ProviderTokenError(.malformed) }
+        let nowSeconds = now.timeIntervalSince1970
+        guard nowSeconds <= expiry + leeway else { throw ProviderTokenError(.expired) }
+        if let issuedAt = claims["iat"]?.numberValue, issuedAt > nowSeconds + leeway {
+            throw ProviderTokenError(.notYetValid)
+        }
+        if let notBefore = claims["nbf"]?.numberValue, notBefore > nowSeconds + leeway {
+            throw ProviderTokenError(.notYetValid)
+        }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 255 else {
+            throw ProviderTokenError(.malformed)
+        }
+        try NonceRule.check(tokenNonce: claims["nonce"]?.stringValue, providedNonce: nonce,
+                            required: settings.requiresNonce)
+        let email = claims["email"]?.stringValue
+        return VerifiedIdentity(
+            provider: settings.provider,
+            subject: subject,
+            email: email,
+            emailVerified: claims["email_verified"]?.lenientBool ?? false,
+            isPrivateEmail: claims["is_private_email"]?.lenientBool ?? false,
+            name: claims["name"]?.stringValue,
+            audience: audience)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+public struct UserRecord: Sendable, Equatable {
+    public var id: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastActiveAt: Date
+    public var isAnonymous: Bool
+    public var displayName: String?
+    public var mergedInto: String?
+    public var mergedAt: Date?
+
+    public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil) {
+        self.id = id
+        self.createdAt = createdAt
+        self.updatedAt = createdAt
+        self.lastActiveAt = createdAt
+        self.isAnonymous = isAnonymous
+        self.displayName = displayName
+    }
+
+    init(row: SQLRow) throws {
+        id = try row.string("id")
+        createdAt = try row.date("created_at")
+        updatedAt = try row.date("updated_at")
+        lastActiveAt = try row.date("last_active_at")
+        isAnonymous = try row.bool("is_anonymous")
+        displayName = try row.optionalString("display_name")
+        mergedInto = try row.optionalString("merged_into")
+        mergedAt = try row.optionalDate("merged_at")
+    }
+}
+
+/// The `users` table.
+public struct UserStore: Sendable {
+    let connection: any DatabaseConnection
+
+    public init(_ connection: any DatabaseConnection) {
+        self.connection = connection
+    }
+
+    public func insert(_ user: UserRecord) async throws {
+        try await connection.query("""
+            INSERT INTO users (id, created_at, updated_at, last_active_at, is_anonymous, display_name)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(user.id), .date(user.createdAt), .date(user.updatedAt), .date(user.lastActiveAt),
+                  .bool(user.isAnonymous), .optionalText(user.displayName)])
+    }
+
+    public func find(id: String) async throws -> UserRecord? {
+        try await connection.first("SELECT * FROM users WHERE id = $1", [.text(id)]).map(UserRecord.init(row:))
+    }
+
+    /// Reads the account and locks it until the transaction ends (merges and deletions of one account queue up).
+    public func findForUpdate(id: String) async throws -> UserRecord? {
+        try await connection.first("SELECT * FROM users WHERE id = $1\(connection.dialect.forUpdate)", [.text(id)])
+            .map(UserRecord.init(row:))
+    }
+
+    public func markActive(id: String, at date: Date) async throws {
+        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1", [.text(id), .date(date)])
+    }
+
+    public func setDisplayName(id: String, to name: String?, at date: Date) async throws {
+        try await connection.query("UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1",
+                                   [.text(id), .optionalText(name), .date(date)])
+    }
+
+    /// Fills the name only when the account has none (Apple sends the name on the first authorization only).
+    public func setDisplayNameIfEmpty(id: String, to name: String, at date: Date) async throws {
+        try await connection.query("""
+            UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1 AND display_name IS NULL
+            """, [.text(id), .text(name), .date(date)])
+    }
+
+    public func setAnonymous(id: String, _ isAnonymous: Bool, at date: Date) async throws {
+        try await connection.query("UPDATE users SET is_anonymous = $2, updated_at = $3 WHERE id = $1",
+                                   [.text(id), .bool(isAnonymous), .date(date)])
+    }
+
+    public func markMerged(id: String, into target: String, at date: Date) async throws {
+        try await connection.query("""
+            UPDATE users SET merged_into = $2, merged_at = $3, updated_at = $3 WHERE id = $1
+            """, [.text(id), .text(target), .date(date)])
+    }
+
+    public func delete(id: String) async throws {
+        try await connection.query("DELETE FROM users WHERE id = $1", [.text(id)])
+    }
+
+    /// Deletes up to `limit` anonymous accounts not active since `cutoff` (merged ones included: they hold
+    /// nothing any more). The conditions are checked again at deletion, so an account upgraded meanwhile stays.
+    public func deleteIdleAnonymous(before cutoff: Date, limit: Int) async throws -> [String] {
+        try await connection.query("""
+            DELETE FROM users
+            WHERE id IN (SELECT id FROM users WHERE is_anonymous = 1 AND last_active_at < $1
+                         ORDER BY last_active_at LIMIT $2)
+              AND is_anonymous = 1 AND last_active_at < $1
+            RETURNING id
+            """, [.date(cutoff), .integer(Int64(limit))]).map { try $0.string("id") }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// Row locking for read-modify-write in a transaction. SQLite needs none: its writes are serialized.
+    public var forUpdate: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE"
+        }
+    }
+}
+
+/// A connection inside a transaction (or a plain read). SQL uses `$1, $2, …` placeholders on both databases.
+public protocol DatabaseConnection: Sendable {
+    var dialect: SQLDialect { get }
+
+    @discardableResult
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+}
+
+extension DatabaseConnection {
+    @discardableResult
+    public func query(_ sql: String) async throws -> [SQLRow] {
+        try await query(sql, [])
+    }
+
+    public func first(_ sql: String, _ binds: [SQLValue] = []) async throws -> SQLRow? {
+        try await query(sql, binds).first
+    }
+}
+
+/// SQLite or PostgreSQL, behind one interface.
+public protocol Database: Sendable {
+    var dialect: SQLDialect { get }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
+    /// Runs reads outside an explicit transaction.
+    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
+    /// Throws when the database cannot be reached.
+    func ping() async throws
+
+    func close() async
+}
+
+extension Database {
+    /// Runs a transaction, retrying it when a concurrent one made it fail on a unique constraint or a
+    /// serialization conflict: the retry sees the other transaction's committed rows.
+    public func transactionRetryingConflicts<T: Sendable>(
+        attempts: Int = 3,
+        _ body: @Sendable (any DatabaseConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await transaction(body)
+            } catch StoreError.uniqueViolation where attempt < attempts {
+                attempt += 1
+            } catch StoreError.serializationFailure where attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
+}

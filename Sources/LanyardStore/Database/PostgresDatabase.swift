@@ -1,0 +1,135 @@
+import Foundation
+import LanyardSupport
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// PostgreSQL through a connection pool; several Lanyard instances may share one server.
+public final class PostgresDatabase: Database {
+    public let dialect = SQLDialect.postgres
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    public static func connect(_ location: DatabaseLocation.PostgresLocation, maximumConnections: Int = 20,
+                               logger: Logger) async throws -> PostgresDatabase {
+        let tls: PostgresClient.Configuration.TLS = switch location.tlsMode {
+        case "disable": .disable
+        case "require": .require(.makeClientConfiguration())
+        default: .prefer(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username,
+            password: location.password, database: location.database, tls: tls)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let database = PostgresDatabase(client: client, logger: logger)
+        try await database.ping()
+        return database
+    }
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        self.runTask = Task { await client.run() }
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await Self.mappingErrors {
+            try await client.withConnection { connection in
+                let handle = Handle(connection: connection, logger: logger)
+                try await handle.query("BEGIN", [])
+                do {
+                    let result = try await body(handle)
+                    try await handle.query("COMMIT", [])
+                    return result
+                } catch {
+                    _ = try? await handle.query("ROLLBACK", [])
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await Self.mappingErrors {
+            try await client.withConnection { connection in
+                try await body(Handle(connection: connection, logger: logger))
+            }
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await read { try await $0.query("SELECT 1", []) }
+    }
+
+    public func close() async {
+        runTask.cancel()
+        _ = await runTask.value
+    }
+
+    private static func mappingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            throw map(error)
+        }
+    }
+
+    static func map(_ error: PSQLError) -> any Error {
+        switch error.serverInfo?[.sqlState] {
+        case "23505": StoreError.uniqueViolation
+        case "40001", "40P01": StoreError.serializationFailure
+        default:
+            if error.code == .server { error } else { StoreError.unavailable("\(error.code)") }
+        }
+    }
+
+    struct Handle: DatabaseConnection {
+        let connection: PostgresConnection
+        let logger: Logger
+        var dialect: SQLDialect { .postgres }
+
+        @discardableResult
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            var bindings = PostgresBindings(capacity: binds.count)
+            for value in binds {
+                switch value {
+                case .null: bindings.appendNull()
+                case .integer(let number): bindings.append(number)
+                case .text(let text): bindings.append(text)
+                case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+                }
+            }
+            do {
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                var result: [SQLRow] = []
+                for try await row in rows {
+                    var values: [String: SQLValue] = [:]
+                    for cell in row {
+                        values[cell.columnName] = try Self.value(of: cell)
+                    }
+                    result.append(SQLRow(values: values))
+                }
+                return result
+            } catch let error as PSQLError {
+                throw PostgresDatabase.map(error)
+            }
+        }
+
+        static func value(of cell: PostgresCell) throws -> SQLValue {
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .bool: return .bool(try cell.decode(Bool.self))
+            case .bytea: return .blob(Array(try cell.decode(ByteBuffer.self).readableBytesView))
+            case .float4, .float8, .numeric: return .integer(Int64(try cell.decode(Double.self)))
+            default: return .text(try cell.decode(String.self))
+            }
+        }
+    }
+}

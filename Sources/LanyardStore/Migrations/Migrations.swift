@@ -1,0 +1,113 @@
+/// The schema, as numbered migrations. A migration never changes after it ships; add a new one instead.
+///
+/// The SQL is shared by both databases; `{int}`, `{blob}` and `{id}` stand for the column types that differ.
+public enum Migrations {
+    public struct Migration: Sendable {
+        public let version: Int
+        public let name: String
+        public let statements: [String]
+    }
+
+    public static let all: [Migration] = [
+        Migration(version: 1, name: "accounts, identities, sessions, keys, audit", statements: [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                last_active_at {int} NOT NULL,
+                is_anonymous {int} NOT NULL,
+                display_name TEXT,
+                merged_into TEXT,
+                merged_at {int}
+            )
+            """,
+            "CREATE INDEX users_anonymous_idle ON users (is_anonymous, last_active_at)",
+            """
+            CREATE TABLE identities (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                provider TEXT NOT NULL,
+                provider_user_id TEXT NOT NULL,
+                email TEXT,
+                email_verified {int} NOT NULL,
+                is_private_email {int} NOT NULL,
+                linked_at {int} NOT NULL,
+                last_sign_in_at {int},
+                CONSTRAINT identities_provider_subject_key UNIQUE (provider, provider_user_id),
+                CONSTRAINT identities_user_provider_key UNIQUE (user_id, provider)
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                created_at {int} NOT NULL,
+                refreshed_at {int} NOT NULL,
+                expires_at {int} NOT NULL,
+                auth_time {int} NOT NULL,
+                amr TEXT NOT NULL,
+                client_ip TEXT,
+                user_agent TEXT,
+                revoked_at {int},
+                revoked_reason TEXT
+            )
+            """,
+            "CREATE INDEX sessions_user ON sessions (user_id)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_hash TEXT PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                created_at {int} NOT NULL,
+                rotated_at {int}
+            )
+            """,
+            "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)",
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                algorithm TEXT NOT NULL,
+                public_jwk TEXT NOT NULL,
+                private_key {blob} NOT NULL,
+                created_at {int} NOT NULL,
+                retired_at {int}
+            )
+            """,
+            """
+            CREATE TABLE audit_log (
+                id {id},
+                at {int} NOT NULL,
+                event TEXT NOT NULL,
+                user_id TEXT,
+                session_id TEXT,
+                client_ip TEXT,
+                details TEXT
+            )
+            """,
+            "CREATE INDEX audit_log_user ON audit_log (user_id, at)",
+            """
+            CREATE TABLE rate_limits (
+                bucket TEXT NOT NULL,
+                window_start {int} NOT NULL,
+                hits {int} NOT NULL,
+                PRIMARY KEY (bucket, window_start)
+            )
+            """,
+        ]),
+    ]
+
+    static func render(_ statement: String, for dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            statement
+                .replacingOccurrences(of: "{int}", with: "INTEGER")
+                .replacingOccurrences(of: "{blob}", with: "BLOB")
+                .replacingOccurrences(of: "{id}", with: "INTEGER PRIMARY KEY AUTOINCREMENT")
+        case .postgres:
+            statement
+                .replacingOccurrences(of: "{int}", with: "BIGINT")
+                .replacingOccurrences(of: "{blob}", with: "BYTEA")
+                .replacingOccurrences(of: "{id}", with: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+        }
+    }
+}

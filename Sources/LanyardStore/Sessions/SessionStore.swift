@@ -1,0 +1,98 @@
+import Foundation
+
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var createdAt: Date
+    public var refreshedAt: Date
+    public var expiresAt: Date
+    public var authTime: Date
+    public var amr: String
+    public var clientIP: String?
+    public var userAgent: String?
+    public var revokedAt: Date?
+    public var revokedReason: String?
+
+    public init(id: String, userID: String, createdAt: Date, expiresAt: Date, authTime: Date, amr: String,
+                clientIP: String?, userAgent: String?) {
+        self.id = id
+        self.userID = userID
+        self.createdAt = createdAt
+        self.refreshedAt = createdAt
+        self.expiresAt = expiresAt
+        self.authTime = authTime
+        self.amr = amr
+        self.clientIP = clientIP
+        self.userAgent = userAgent
+    }
+
+    init(row: SQLRow) throws {
+        id = try row.string("id")
+        userID = try row.string("user_id")
+        createdAt = try row.date("created_at")
+        refreshedAt = try row.date("refreshed_at")
+        expiresAt = try row.date("expires_at")
+        authTime = try row.date("auth_time")
+        amr = try row.string("amr")
+        clientIP = try row.optionalString("client_ip")
+        userAgent = try row.optionalString("user_agent")
+        revokedAt = try row.optionalDate("revoked_at")
+        revokedReason = try row.optionalString("revoked_reason")
+    }
+
+    public func isActive(at date: Date) -> Bool {
+        revokedAt == nil && expiresAt > date
+    }
+}
+
+/// The `sessions` table: one row per signed-in device.
+public struct SessionStore: Sendable {
+    let connection: any DatabaseConnection
+
+    public init(_ connection: any DatabaseConnection) {
+        self.connection = connection
+    }
+
+    public func insert(_ session: SessionRecord) async throws {
+        try await connection.query("""
+            INSERT INTO sessions (id, user_id, created_at, refreshed_at, expires_at, auth_time, amr, client_ip, user_agent)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            """, [.text(session.id), .text(session.userID), .date(session.createdAt), .date(session.refreshedAt),
+                  .date(session.expiresAt), .date(session.authTime), .text(session.amr),
+                  .optionalText(session.clientIP), .optionalText(session.userAgent)])
+    }
+
+    public func find(id: String) async throws -> SessionRecord? {
+        try await connection.first("SELECT * FROM sessions WHERE id = $1", [.text(id)]).map(SessionRecord.init(row:))
+    }
+
+    /// The account's sessions that are neither revoked nor expired, newest first.
+    public func listActive(userID: String, at date: Date) async throws -> [SessionRecord] {
+        try await connection.query("""
+            SELECT * FROM sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
+            ORDER BY created_at DESC, id
+            """, [.text(userID), .date(date)]).map(SessionRecord.init(row:))
+    }
+
+    public func extend(id: String, refreshedAt: Date, expiresAt: Date) async throws {
+        try await connection.query("UPDATE sessions SET refreshed_at = $2, expires_at = $3 WHERE id = $1",
+                                   [.text(id), .date(refreshedAt), .date(expiresAt)])
+    }
+
+    /// - Returns: whether the session was active and is now revoked.
+    @discardableResult
+    public func revoke(id: String, reason: String, at date: Date) async throws -> Bool {
+        !(try await connection.query("""
+            UPDATE sessions SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING id
+            """, [.text(id), .date(date), .text(reason)]).isEmpty)
+    }
+
+    /// Revokes every active session of the account except `keeping`; returns the ids revoked.
+    @discardableResult
+    public func revokeAll(userID: String, keeping kept: String? = nil, reason: String, at date: Date) async throws -> [String] {
+        try await connection.query("""
+            UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+            WHERE user_id = $1 AND revoked_at IS NULL AND id <> $4 RETURNING id
+            """, [.text(userID), .date(date), .text(reason), .text(kept ?? "")]).map { try $0.string("id") }
+    }
+}

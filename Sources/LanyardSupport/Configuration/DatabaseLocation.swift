@@ -1,0 +1,70 @@
+import Foundation
+
+/// Where the data lives, parsed from `LANYARD_DATABASE_URL`.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqliteFile(path: String)
+    case sqliteMemory
+    case postgres(PostgresLocation)
+
+    public struct PostgresLocation: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var username: String
+        public var password: String?
+        public var database: String
+        /// `sslmode` from the query string: `disable`, `prefer` (default) or `require`.
+        public var tlsMode: String
+
+        public init(host: String, port: Int, username: String, password: String?, database: String, tlsMode: String) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.tlsMode = tlsMode
+        }
+    }
+
+    /// Parses `sqlite:PATH`, `sqlite::memory:` or `postgres://user:pass@host:port/db`; `nil` if it is none of them.
+    public init?(url: String) {
+        if url == "sqlite::memory:" {
+            self = .sqliteMemory
+            return
+        }
+        if url.hasPrefix("sqlite:") {
+            var path = String(url.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path = String(path.dropFirst(2)) }
+            guard !path.isEmpty else { return nil }
+            self = .sqliteFile(path: path)
+            return
+        }
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"),
+              let components = URLComponents(string: url),
+              let host = components.host, !host.isEmpty,
+              let user = components.user, !user.isEmpty
+        else { return nil }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        guard !database.isEmpty else { return nil }
+        let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+        guard ["disable", "prefer", "require"].contains(tlsMode) else { return nil }
+        self = .postgres(PostgresLocation(
+            host: host, port: components.port ?? 5432,
+            username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            database: database, tlsMode: tlsMode))
+    }
+
+    public var isPostgres: Bool {
+        if case .postgres = self { return true }
+        return false
+    }
+
+    /// Printable without the password.
+    public var description: String {
+        switch self {
+        case .sqliteFile(let path): "sqlite:\(path)"
+        case .sqliteMemory: "sqlite::memory:"
+        case .postgres(let location): "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database)"
+        }
+    }
+}

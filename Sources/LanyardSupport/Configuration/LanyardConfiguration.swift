@@ -1,0 +1,217 @@
+import Foundation
+
+/// Every setting of a Lanyard server, read once at start-up from the environment (DESIGN section 2).
+public struct LanyardConfiguration: Sendable {
+    public enum UserIDStrategy: String, Sendable { case random, derived }
+
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    public var database: DatabaseLocation = .sqliteFile(path: ".lanyard/lanyard.sqlite")
+    /// `nil` means `http://HOST:PORT`, resolved once the port is known.
+    public var issuer: String?
+    public var appleClientIDs: [String] = []
+    public var googleClientIDs: [String] = []
+    public var appleJWKSURL: String = "https://appleid.apple.com/auth/keys"
+    public var googleJWKSURL: String = "https://www.googleapis.com/oauth2/v3/certs"
+    public var appleRequiresNonce = false
+    public var googleRequiresNonce = false
+    public var accessTokenTTL: TimeInterval = 900
+    public var refreshTokenTTL: TimeInterval = 2_592_000
+    public var refreshReuseGrace: TimeInterval = 10
+    public var reauthWindow: TimeInterval = 600
+    public var rateLimits = RateLimitSettings()
+    public var adminKey: String?
+    public var devMode = false
+    /// Base64 of 32 bytes; `nil` means "generate into the data directory" (SQLite only).
+    public var masterKey: String?
+    public var userIDStrategy: UserIDStrategy = .random
+    public var trustedProxies: [CIDR] = []
+    public var webhookURL: String?
+    public var webhookSecret: String?
+    /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
+    public var dataDirectory: String = ".lanyard"
+    public var logLevel: String = "info"
+
+    public init() {}
+
+    /// The issuer as configured, or `http://HOST:PORT` for the port actually bound.
+    public func resolvedIssuer(boundPort: Int? = nil) -> String {
+        if let issuer { return issuer }
+        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        return "http://\(host):\(boundPort ?? port)"
+    }
+
+    /// Reads the configuration from environment variables; every problem names its variable.
+    public static func load(environment: [String: String]) throws(ConfigurationError) -> LanyardConfiguration {
+        let reader = EnvironmentReader(environment: environment)
+        var config = LanyardConfiguration()
+        config.host = reader.string("LANYARD_HOST") ?? config.host
+        config.port = try reader.integer("LANYARD_PORT", in: 0...65535) ?? config.port
+        if let url = reader.string("LANYARD_DATABASE_URL") {
+            guard let location = DatabaseLocation(url: url) else {
+                throw ConfigurationError(variable: "LANYARD_DATABASE_URL",
+                                         problem: "expected sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db")
+            }
+            config.database = location
+        }
+        if let issuer = reader.string("LANYARD_ISSUER") {
+            guard let url = URL(string: issuer), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ConfigurationError(variable: "LANYARD_ISSUER", problem: "expected an http(s) URL")
+            }
+            config.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        }
+        config.appleClientIDs = reader.list("LANYARD_APPLE_CLIENT_IDS")
+        config.googleClientIDs = reader.list("LANYARD_GOOGLE_CLIENT_IDS")
+        config.appleJWKSURL = try reader.url("LANYARD_APPLE_JWKS_URL") ?? config.appleJWKSURL
+        config.googleJWKSURL = try reader.url("LANYARD_GOOGLE_JWKS_URL") ?? config.googleJWKSURL
+        config.appleRequiresNonce = try reader.flag("LANYARD_APPLE_REQUIRE_NONCE") ?? false
+        config.googleRequiresNonce = try reader.flag("LANYARD_GOOGLE_REQUIRE_NONCE") ?? false
+        config.accessTokenTTL = try reader.seconds("LANYARD_ACCESS_TOKEN_TTL", minimum: 1) ?? config.accessTokenTTL
+        config.refreshTokenTTL = try reader.seconds("LANYARD_REFRESH_TOKEN_TTL", minimum: 1) ?? config.refreshTokenTTL
+        config.refreshReuseGrace = try reader.seconds("LANYARD_REFRESH_REUSE_GRACE", minimum: 0) ?? config.refreshReuseGrace
+        config.reauthWindow = try reader.seconds("LANYARD_REAUTH_WINDOW", minimum: 1) ?? config.reauthWindow
+        if let value = reader.string("LANYARD_RATE_LIMITS") {
+            switch value.lowercased() {
+            case "on": config.rateLimits.enabled = true
+            case "off": config.rateLimits.enabled = false
+            default: throw ConfigurationError(variable: "LANYARD_RATE_LIMITS", problem: "expected on or off")
+            }
+        }
+        config.rateLimits.link = try reader.rate("LANYARD_RATE_LIMIT_LINK") ?? config.rateLimits.link
+        config.rateLimits.anonymous = try reader.rate("LANYARD_RATE_LIMIT_ANONYMOUS") ?? config.rateLimits.anonymous
+        config.rateLimits.signIn = try reader.rate("LANYARD_RATE_LIMIT_SIGNIN") ?? config.rateLimits.signIn
+        config.adminKey = reader.string("LANYARD_ADMIN_KEY")
+        config.devMode = try reader.flag("LANYARD_DEV") ?? false
+        if let key = reader.string("LANYARD_MASTER_KEY") {
+            do {
+                _ = try MasterKey(base64: key)
+            } catch {
+                throw ConfigurationError(variable: "LANYARD_MASTER_KEY", problem: "\(error) (expected base64 of 32 bytes)")
+            }
+            config.masterKey = key
+        } else if config.database.isPostgres {
+            throw ConfigurationError(variable: "LANYARD_MASTER_KEY",
+                                     problem: "is required with PostgreSQL (every instance needs the same one)")
+        }
+        if let strategy = reader.string("LANYARD_USER_ID_STRATEGY") {
+            guard let parsed = UserIDStrategy(rawValue: strategy) else {
+                throw ConfigurationError(variable: "LANYARD_USER_ID_STRATEGY", problem: "expected random or derived")
+            }
+            config.userIDStrategy = parsed
+        }
+        config.trustedProxies = try reader.list("LANYARD_TRUSTED_PROXIES").map { (text) throws(ConfigurationError) in
+            guard let cidr = CIDR(text) else {
+                throw ConfigurationError(variable: "LANYARD_TRUSTED_PROXIES", problem: "\(text) is not a CIDR")
+            }
+            return cidr
+        }
+        config.webhookURL = try reader.url("LANYARD_WEBHOOK_URL")
+        if let secret = reader.string("LANYARD_WEBHOOK_SECRET") {
+            guard secret.hasPrefix("whsec_"), Data(base64Encoded: String(secret.dropFirst(6))) != nil else {
+                throw ConfigurationError(variable: "LANYARD_WEBHOOK_SECRET", problem: "expected whsec_ followed by base64")
+            }
+            config.webhookSecret = secret
+        }
+        config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
+        if let level = reader.string("LANYARD_LOG_LEVEL") {
+            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+            guard levels.contains(level) else {
+                throw ConfigurationError(variable: "LANYARD_LOG_LEVEL", problem: "expected one of \(levels.joined(separator: ", "))")
+            }
+            config.logLevel = level
+        }
+        return config
+    }
+}
+
+/// Limits per window for each rate-limited action (DESIGN section 3, `RATE_LIMITED`).
+public struct RateLimitSettings: Sendable {
+    public struct Rate: Sendable, Equatable {
+        public var limit: Int
+        public var window: TimeInterval
+        public init(limit: Int, window: TimeInterval) {
+            self.limit = limit
+            self.window = window
+        }
+    }
+
+    public var enabled = true
+    /// Link attempts per account.
+    public var link = Rate(limit: 5, window: 3600)
+    /// Anonymous accounts per client IP.
+    public var anonymous = Rate(limit: 30, window: 3600)
+    /// Sign-ins and refreshes per client IP.
+    public var signIn = Rate(limit: 150, window: 300)
+
+    public init() {}
+}
+
+/// A setting that cannot be used; its description is the one line printed at start-up.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public var variable: String
+    public var problem: String
+
+    public init(variable: String, problem: String) {
+        self.variable = variable
+        self.problem = problem
+    }
+
+    public var description: String { "\(variable): \(problem)" }
+}
+
+/// Typed reads of environment variables; empty values count as unset.
+struct EnvironmentReader {
+    let environment: [String: String]
+
+    func string(_ name: String) -> String? {
+        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    func list(_ name: String) -> [String] {
+        (string(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError(variable: name, problem: "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(text)")
+        }
+        return value
+    }
+
+    func seconds(_ name: String, minimum: Int) throws(ConfigurationError) -> TimeInterval? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text), value >= minimum else {
+            throw ConfigurationError(variable: name, problem: "expected a number of seconds, at least \(minimum), got \(text)")
+        }
+        return TimeInterval(value)
+    }
+
+    func flag(_ name: String) throws(ConfigurationError) -> Bool? {
+        guard let text = string(name) else { return nil }
+        switch text.lowercased() {
+        case "1", "true", "on", "yes": return true
+        case "0", "false", "off", "no": return false
+        default: throw ConfigurationError(variable: name, problem: "expected 1 or 0, got \(text)")
+        }
+    }
+
+    func url(_ name: String) throws(ConfigurationError) -> String? {
+        guard let text = string(name) else { return nil }
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ConfigurationError(variable: name, problem: "expected an http(s) URL, got \(text)")
+        }
+        return text
+    }
+
+    /// `LIMIT/SECONDS`, e.g. `5/3600`.
+    func rate(_ name: String) throws(ConfigurationError) -> RateLimitSettings.Rate? {
+        guard let text = string(name) else { return nil }
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let limit = Int(parts[0]), limit > 0, let window = Int(parts[1]), window > 0 else {
+            throw ConfigurationError(variable: name, problem: "expected LIMIT/SECONDS such as 5/3600, got \(text)")
+        }
+        return .init(limit: limit, window: TimeInterval(window))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where secrets (refresh tokens, ids, keys) get their randomness; injected so tests can be deterministic.
+public protocol RandomSource: Sendable {
+    func bytes(_ count: Int) -> [UInt8]
+}
+
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+
+    public func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+extension RandomSource {
+    /// A random version-4 UUID.
+    public func uuid() -> UUID {
+        var raw = bytes(16)
+        raw[6] = (raw[6] & 0x0F) | 0x40
+        raw[8] = (raw[8] & 0x3F) | 0x80
+        return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                           raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+    }
+
+    /// A random identifier printed as lower-case hex, e.g. for request ids.
+    public func hexString(byteCount: Int) -> String {
+        bytes(byteCount).hexString
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    public var hexString: String {
+        var output = ""
+        for byte in self {
+            output += String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
+        }
+        return output
+    }
+}
