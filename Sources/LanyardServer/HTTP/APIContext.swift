@@ -1,0 +1,42 @@
+import HTTPTypes
+import Hummingbird
+import LanyardProviders
+import LanyardCore
+import LanyardSupport
+
+/// What every route handler shares: the core services, and how to read the caller and the client.
+struct APIContext: Sendable {
+    let dependencies: CoreDependencies
+    let trustedProxies: [CIDR]
+    let metrics: ServerMetrics
+
+    func client(_ request: Request, _ context: LanyardRequestContext) -> ClientInfo {
+        ClientInfo(ip: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor],
+                                             trustedProxies: trustedProxies),
+                   userAgent: request.headers[.userAgent])
+    }
+
+    /// The bearer token of the `Authorization` header, if any; `UNAUTHORIZED` when malformed.
+    func bearerToken(_ request: Request) throws -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+            throw LanyardError.unauthorized("The Authorization header must be 'Bearer <access token>'")
+        }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The authenticated caller; `UNAUTHORIZED` without a valid bearer of an active session.
+    func caller(_ request: Request) async throws -> Caller {
+        guard let token = try bearerToken(request) else { throw LanyardError.unauthorized }
+        return try await Authenticator(dependencies).authenticate(bearer: token)
+    }
+
+    func provider(_ context: LanyardRequestContext) throws -> Provider {
+        try dependencies.providerTokens.provider(named: context.parameters.get("provider") ?? "")
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+import Logging
+
+/// Renders every error in DESIGN's one envelope with the request id. Anything not in the catalogue becomes
+/// `INTERNAL_ERROR` with no internals in the message (they go to the log, never a token or key).
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = LanyardRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let catalogued = Self.catalogue(error, request: request)
+            if catalogued.code == .internalError {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            }
+            return Self.response(for: catalogued, requestID: context.requestID)
+        }
+    }
+
+    static func catalogue(_ error: any Error, request: Request) -> LanyardError {
+        switch error {
+        case let error as LanyardError:
+            return error
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return .notFound("No route for \(request.method.rawValue) \(request.uri.path)")
+            case .contentTooLarge: return .payloadTooLarge(limit: JSONBody.authLimit)
+            case .badRequest: return .malformedJSON(error.body ?? "The request is malformed")
+            default: return .internalError
+            }
+        case let error as any HTTPResponseError where error.status == .contentTooLarge:
+            return .payloadTooLarge(limit: JSONBody.authLimit)
+        default:
+            return .internalError
+        }
+    }
+
+    struct Envelope: Encodable {
+        struct Body: Encodable {
+            let code: String
+            let message: String
+            let details: [String: JSONValue]
+            let requestId: String
+        }
+        let error: Body
+    }
+
+    static func response(for error: LanyardError, requestID: String) -> Response {
+        let envelope = Envelope(error: .init(code: error.code.rawValue, message: error.message, details: error.details,
+                                             requestId: requestID))
+        var headers: HTTPFields = [:]
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        let status = HTTPResponse.Status(code: error.code.httpStatus)
+        return (try? JSONResponse.make(envelope, status: status, headers: headers))
+            ?? Response(status: .internalServerError)
+    }
+}

@@ -1,0 +1,49 @@
+import Hummingbird
+import Prometheus
+import Synchronization
+
+/// Prometheus metrics for `/metrics`: request counts and latencies per route, sign-in outcomes.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+                                      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+                                      .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
+
+    public init() {}
+
+    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        let labels = [("method", method), ("route", route), ("status", String(status))]
+        registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
+                                               helpText: "HTTP requests by route and status"), labels: labels).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(namespace: "lanyard", metricName: "http_request_duration", unitName: "seconds",
+                              helpText: "HTTP request latency by route"),
+            labels: [("method", method), ("route", route)], buckets: Self.buckets).record(duration)
+    }
+
+    /// `outcome` is `success` or an error code such as `INVALID_PROVIDER_TOKEN`.
+    func recordSignIn(provider: String, outcome: String) {
+        registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "signins", unitName: "total",
+                                               helpText: "Sign-in attempts by provider and outcome"),
+                             labels: [("provider", provider), ("outcome", outcome)]).increment()
+    }
+
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}
+
+struct MetricsMiddleware: RouterMiddleware {
+    typealias Context = LanyardRequestContext
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        metrics.recordRequest(method: request.method.rawValue, route: context.endpointPath ?? "unknown",
+                              status: response.status.code, duration: ContinuousClock.now - start)
+        return response
+    }
+}

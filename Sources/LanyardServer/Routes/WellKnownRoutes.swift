@@ -1,0 +1,43 @@
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// `/.well-known/*`: what a JWT library needs to verify Lanyard's access tokens with nothing but a URL.
+struct WellKnownRoutes {
+    let keys: SigningKeyRing
+    let issuer: String
+
+    func register(on router: Router<LanyardRequestContext>) {
+        router.get(".well-known/jwks.json") { _, _ in
+            try JSONResponse.make(keys.jwks, headers: [.cacheControl: "public, max-age=300"])
+        }
+        router.get(".well-known/openid-configuration") { _, _ in
+            try JSONResponse.make(OpenIDConfiguration(issuer: issuer), headers: [.cacheControl: "public, max-age=3600"])
+        }
+    }
+}
+
+struct OpenIDConfiguration: Encodable {
+    let issuer: String
+    let jwksUri: String
+    let tokenEndpoint: String
+    let userinfoEndpoint: String
+    let revocationEndpoint: String
+    let idTokenSigningAlgValuesSupported = ["ES256"]
+    let tokenEndpointAuthMethodsSupported = ["none"]
+    let subjectTypesSupported = ["public"]
+    let responseTypesSupported = ["token"]
+    let grantTypesSupported = ["refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"]
+    let claimsSupported = ["iss", "sub", "aud", "exp", "iat", "jti", "sid", "auth_time", "amr", "is_anonymous", "role"]
+    let signinEndpoints: [String: String]
+
+    init(issuer: String) {
+        self.issuer = issuer
+        jwksUri = issuer + "/.well-known/jwks.json"
+        tokenEndpoint = issuer + "/v1/auth/refresh"
+        userinfoEndpoint = issuer + "/v1/users/me"
+        revocationEndpoint = issuer + "/v1/auth/signout"
+        signinEndpoints = ["apple": issuer + "/v1/auth/signin/apple", "google": issuer + "/v1/auth/signin/google",
+                           "anonymous": issuer + "/v1/auth/anonymous"]
+    }
+}

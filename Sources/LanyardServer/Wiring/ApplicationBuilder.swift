@@ -1,0 +1,32 @@
+import Hummingbird
+import LanyardCore
+import Logging
+
+extension LanyardRuntime {
+    /// The router: middleware first (outermost first), then every route family.
+    public func router() -> Router<LanyardRequestContext> {
+        let router = Router(context: LanyardRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: ErrorMiddleware())
+        let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics)
+        AuthRoutes(api: api).register(on: router)
+        UserRoutes(api: api).register(on: router)
+        WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
+        OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        if let minter {
+            EmulatorRoutes(minter: minter).register(on: router)
+        }
+        return router
+    }
+
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> Application<RouterResponder<LanyardRequestContext>> {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: "Lanyard"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardEmulator
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+import Logging
+
+/// Everything a running Lanyard holds, built once from the configuration: the database (migrated),
+/// signing keys, provider verification, the core services and, in dev mode, the emulator.
+public struct LanyardRuntime: Sendable {
+    public let configuration: LanyardConfiguration
+    public let issuer: String
+    public let database: any Database
+    public let dependencies: CoreDependencies
+    public let keyRing: SigningKeyRing
+    public let minter: TokenMinter?
+    public let metrics: ServerMetrics
+    public let logger: Logger
+
+    public static func start(configuration: LanyardConfiguration, logger: Logger,
+                             clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
+                             httpClient: HTTPClient = .shared) async throws -> LanyardRuntime {
+        let masterKey = try MasterKeyLoader.load(configuration, random: random)
+        let database: any Database
+        do {
+            database = try await DatabaseFactory.open(configuration.database, logger: logger)
+            try await Migrator(database: database, logger: logger).migrate(now: clock.now())
+        } catch {
+            throw ConfigurationError(variable: "LANYARD_DATABASE_URL",
+                                     problem: "cannot open \(configuration.database): \(String(describing: error).prefix(300))")
+        }
+        let issuer = configuration.resolvedIssuer()
+        let keyRing = try await SigningKeyRing.load(database: database, masterKey: masterKey, clock: clock, random: random,
+                                                    accessTokenTTL: configuration.accessTokenTTL)
+        var minter: TokenMinter?
+        if configuration.devMode {
+            minter = TokenMinter(keys: try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random),
+                                 clock: clock)
+        }
+        let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient), clock: clock, logger: logger)
+        let providerTokens = ProviderTokens(verifier: IDTokenVerifier(keys: jwksCache, clock: clock),
+                                            settings: providerSettings(configuration))
+        let dependencies = CoreDependencies(
+            database: database, clock: clock, random: random,
+            accessTokens: AccessTokens(keys: keyRing, issuer: issuer, ttl: configuration.accessTokenTTL, clock: clock,
+                                       random: random),
+            providerTokens: providerTokens,
+            rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
+            masterKey: masterKey, configuration: configuration)
+        return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
+                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), logger: logger)
+    }
+
+    /// Apple and Google as configured; in dev mode both also accept the emulator's client IDs and fetch their keys
+    /// from the emulator — over HTTP, through the production verification path.
+    static func providerSettings(_ configuration: LanyardConfiguration) -> [ProviderSettings] {
+        var apple = ProviderSettings(provider: .apple, clientIDs: configuration.appleClientIDs,
+                                     jwksURL: configuration.appleJWKSURL, requiresNonce: configuration.appleRequiresNonce)
+        var google = ProviderSettings(provider: .google, clientIDs: configuration.googleClientIDs,
+                                      jwksURL: configuration.googleJWKSURL, requiresNonce: configuration.googleRequiresNonce)
+        if configuration.devMode {
+            let base = localBaseURL(configuration)
+            apple.jwksURL = base + EmulatedProvider.apple.keysPath
+            apple.clientIDs.append(EmulatedProvider.apple.defaultClientID)
+            google.jwksURL = base + EmulatedProvider.google.keysPath
+            google.clientIDs.append(EmulatedProvider.google.defaultClientID)
+        }
+        return [apple, google]
+    }
+
+    /// How this server reaches itself.
+    static func localBaseURL(_ configuration: LanyardConfiguration) -> String {
+        let host = switch configuration.host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        case let host where host.contains(":"): "[\(host)]"
+        case let host: host
+        }
+        return "http://\(host):\(configuration.port)"
+    }
+
+    public func shutdown() async {
+        await database.close()
+    }
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import LanyardCore
+import LanyardEmulator
+import LanyardServer
+import LanyardStore
+import LanyardSupport
+import Logging
+
+@main
+struct Lanyard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lanyard",
+        abstract: "A self-hostable identity server for native apps (Sign in with Apple and Google).",
+        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Keys.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Reads the environment once, and turns a bad setting into one clear line instead of a crash trace.
+enum Startup {
+    static func configuration(devMode: Bool = false) throws -> LanyardConfiguration {
+        do {
+            var configuration = try LanyardConfiguration.load(environment: ProcessInfo.processInfo.environment)
+            if devMode { configuration.devMode = true }
+            return configuration
+        } catch {
+            fail(error)
+        }
+    }
+
+    static func logger(_ configuration: LanyardConfiguration) -> Logger {
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "lanyard")
+    }
+
+    static func runtime(_ configuration: LanyardConfiguration, logger: Logger) async throws -> LanyardRuntime {
+        do {
+            return try await LanyardRuntime.start(configuration: configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            fail(error)
+        }
+    }
+
+    static func fail(_ error: any Error) -> Never {
+        FileHandle.standardError.write(Data("lanyard: \(error)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (configured by LANYARD_* variables).")
+
+    func run() async throws {
+        let configuration = try Startup.configuration()
+        try await ServerRunner.run(configuration, logger: Startup.logger(configuration))
+    }
+}
+
+struct Dev: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server with the provider emulator (no Apple or Google account needed).")
+
+    func run() async throws {
+        let configuration = try Startup.configuration(devMode: true)
+        try await ServerRunner.run(configuration, logger: Startup.logger(configuration))
+    }
+}
+
+enum ServerRunner {
+    static func run(_ configuration: LanyardConfiguration, logger: Logger) async throws {
+        let runtime = try await Startup.runtime(configuration, logger: logger)
+        let app = runtime.application { port in
+            logger.info("Lanyard listening", metadata: ["address": "\(configuration.host):\(port)",
+                                                        "database": "\(configuration.database)",
+                                                        "dev": "\(configuration.devMode)"])
+            if configuration.devMode {
+                print(DevBanner.text(issuer: runtime.issuer))
+                fflush(stdout)
+            }
+        }
+        try await app.runService()
+        await runtime.shutdown()
+    }
+}
+
+enum DevBanner {
+    static func text(issuer: String) -> String {
+        """
+
+        Lanyard dev mode: the provider emulator is mounted at \(issuer)/_emulator
+          Get an Apple-shaped ID token:
+            curl -s -X POST \(issuer)/_emulator/apple/id-token -H 'content-type: application/json' \\
+                 -d '{"sub": "001", "email": "a@example.com"}'
+          Exchange it for a Lanyard session:
+            curl -s -X POST \(issuer)/v1/auth/signin/apple -H 'content-type: application/json' \\
+                 -d '{"id_token": "<id_token>"}'
+          Or: lanyard emulator mint --provider apple --sub 001 --email a@example.com
+
+        """
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply database migrations and exit.")
+
+    func run() async throws {
+        let configuration = try Startup.configuration()
+        let logger = Startup.logger(configuration)
+        do {
+            let database = try await DatabaseFactory.open(configuration.database, logger: logger)
+            let applied = try await Migrator(database: database, logger: logger).migrate()
+            print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+            await database.close()
+        } catch {
+            Startup.fail(ConfigurationError(variable: "LANYARD_DATABASE_URL", problem: "\(error)"))
+        }
+    }
+}
+
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator", abstract: "The provider emulator.", subcommands: [Mint.self])
+
+    struct Mint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print an emulator ID token (verifies against a `lanyard dev` server using the same data directory).")
+
+        @Option(help: "apple or google") var provider: String
+        @Option(help: "The provider's user id") var sub: String
+        @Option var email: String?
+        @Option(help: "The raw nonce or, for Apple-style apps, its SHA-256") var nonce: String?
+        @Option(help: "Audience; defaults to the emulator's client ID") var aud: String?
+        @Option(help: "Full name (Google tokens carry it)") var name: String?
+        @Option(help: "Lifetime in seconds") var expiresIn: Int = 600
+
+        func run() async throws {
+            guard let emulated = EmulatedProvider(rawValue: provider) else {
+                throw ValidationError("--provider must be apple or google")
+            }
+            let configuration = try Startup.configuration(devMode: true)
+            let keys = try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory)
+            let minter = TokenMinter(keys: keys, clock: SystemClock())
+            print(try minter.mint(emulated, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
+                                                        expiresIn: expiresIn)))
+        }
+    }
+}
+
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Account maintenance.", subcommands: [PurgeAnonymous.self])
+
+    struct PurgeAnonymous: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "purge-anonymous", abstract: "Delete anonymous accounts idle for longer than a duration.")
+
+        @Option(help: "e.g. 30d, 12h, 90m, 3600s") var olderThan: String
+
+        func run() async throws {
+            guard let seconds = DurationText.seconds(olderThan) else {
+                throw ValidationError("--older-than takes a duration such as 30d, 12h, 90m or 3600s")
+            }
+            let configuration = try Startup.configuration()
+            let runtime = try await Startup.runtime(configuration, logger: Startup.logger(configuration))
+            let cutoff = Date().addingTimeInterval(-seconds)
+            let count = try await AnonymousAccounts(runtime.dependencies).purge(idleSince: cutoff)
+            print("Deleted \(count) anonymous account\(count == 1 ? "" : "s") idle since \(cutoff).")
+            await runtime.shutdown()
+        }
+    }
+}
+
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Access-token signing keys.", subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start signing with a new key; the old one stays in the JWKS until its tokens expire.")
+
+        func run() async throws {
+            let configuration = try Startup.configuration()
+            let runtime = try await Startup.runtime(configuration, logger: Startup.logger(configuration))
+            try await runtime.keyRing.rotate()
+            print("Now signing with key \(runtime.keyRing.signingKey().kid).")
+            await runtime.shutdown()
+        }
+    }
+}
