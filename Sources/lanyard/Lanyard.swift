@@ -79,8 +79,7 @@ enum ServerRunner {
                                                         "database": "\(configuration.database)",
                                                         "dev": "\(configuration.devMode)"])
             if configuration.devMode {
-                print(DevBanner.text(issuer: runtime.issuer))
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data(DevBanner.text(issuer: runtime.issuer).utf8))
             }
         }
         try await app.runService()

@@ -72,7 +72,7 @@ public struct LanyardRuntime: Sendable {
     }
 
     /// How this server reaches itself.
-    static func localBaseURL(_ configuration: LanyardConfiguration) -> String {
+    public static func localBaseURL(_ configuration: LanyardConfiguration) -> String {
         let host = switch configuration.host {
         case "0.0.0.0", "": "127.0.0.1"
         case "::", "[::]": "[::1]"

@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardEmulator
+import LanyardServer
+import LanyardSupport
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// A real Lanyard server on a loopback port, in dev mode (the emulator serves the provider keys), on a real
+/// database, with a clock the test moves. Every request goes over HTTP.
+struct TestServer: Sendable {
+    let runtime: LanyardRuntime
+    let baseURL: String
+    let clock: ManualClock
+    let minter: TokenMinter
+    let dataDirectory: String
+
+    /// The emulator keys are made once per test run (RSA key generation is slow) and shared by every server.
+    static let sharedDataDirectory: String = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-test-keys-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }()
+
+    /// Starts a server, runs `body` against it, and stops it (also when `body` throws).
+    static func with(
+        _ database: TestDatabase,
+        configure: (inout LanyardConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> Void
+    ) async throws {
+        let (url, cleanup) = try await database.makeFresh()
+        defer { Task { await cleanup() } }
+        let port = try freeLoopbackPort()
+        var configuration = try LanyardConfiguration.load(environment: [
+            "LANYARD_DATABASE_URL": url,
+            "LANYARD_PORT": String(port),
+            "LANYARD_DEV": "1",
+            "LANYARD_RATE_LIMITS": "off",
+            "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
+            "LANYARD_DATA_DIR": sharedDataDirectory,
+        ])
+        configure(&configuration)
+        let clock = ManualClock(Date())
+        var logger = Logger(label: "lanyard.test")
+        logger.logLevel = .error
+        let runtime = try await LanyardRuntime.start(configuration: configuration, logger: logger, clock: clock)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = runtime.application { port in startedContinuation.yield(port) }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let minter = TokenMinter(keys: try EmulatorKeys.loadOrCreate(directory: sharedDataDirectory), clock: clock)
+        let server = TestServer(runtime: runtime, baseURL: LanyardRuntime.localBaseURL(configuration), clock: clock,
+                                minter: minter, dataDirectory: sharedDataDirectory)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
+            do {
+                try await body(server)
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                await runtime.shutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        await runtime.shutdown()
+    }
+
+    // MARK: Provider tokens
+
+    /// A real, RS256-signed emulator token, verified by the server through its JWKS exactly like a real one.
+    func idToken(_ provider: EmulatedProvider, sub: String, email: String? = nil, nonce: String? = nil,
+                 aud: String? = nil, name: String? = nil, expiresIn: Int? = nil, issuer: String? = nil,
+                 issuedAt: Date? = nil) throws -> String {
+        try minter.mint(provider, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
+                                              expiresIn: expiresIn, iss: issuer, iat: issuedAt?.unixSeconds))
+    }
+
+    // MARK: HTTP
+
+    func request(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, rawBody: String? = nil,
+                 bearer: String? = nil, headers: [String: String] = [:]) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        } else if let rawBody {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: rawBody))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 4 << 20)
+        return TestResponse(status: Int(response.status.code), headers: response.headers,
+                            body: Data(body.readableBytesView))
+    }
+
+    func post(_ path: String, _ json: [String: Any] = [:], bearer: String? = nil,
+              headers: [String: String] = [:]) async throws -> TestResponse {
+        try await request(.POST, path, json: json, bearer: bearer, headers: headers)
+    }
+
+    func get(_ path: String, bearer: String? = nil) async throws -> TestResponse {
+        try await request(.GET, path, bearer: bearer)
+    }
+
+    func delete(_ path: String, bearer: String? = nil) async throws -> TestResponse {
+        try await request(.DELETE, path, bearer: bearer)
+    }
+
+    // MARK: Flows
+
+    /// Signs in with an emulator token and expects success.
+    func signIn(_ provider: EmulatedProvider, sub: String, email: String? = nil, bearer: String? = nil,
+                extra: [String: Any] = [:]) async throws -> Session {
+        var body = extra
+        body["id_token"] = try idToken(provider, sub: sub, email: email)
+        let response = try await post("/v1/auth/signin/\(provider.rawValue)", body, bearer: bearer)
+        return try Session(response)
+    }
+
+    func anonymous() async throws -> Session {
+        try Session(try await post("/v1/auth/anonymous"))
+    }
+
+    func refresh(_ token: String) async throws -> TestResponse {
+        try await post("/v1/auth/refresh", ["refresh_token": token])
+    }
+}
+
+/// A decoded response; JSON bodies are read as plain dictionaries so tests assert on the wire format.
+struct TestResponse: @unchecked Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: Data
+
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
+    var errorCode: String? { error["code"] as? String }
+    var errorReason: String? { (error["details"] as? [String: Any])?["reason"] as? String }
+    var errorDetails: [String: Any] { error["details"] as? [String: Any] ?? [:] }
+}
+
+/// The session response of a successful sign-in, anonymous or refresh call.
+struct Session: Sendable {
+    let accessToken: String
+    let refreshToken: String
+    let userID: String
+    let isNewUser: Bool
+    let isAnonymous: Bool
+    let linkedProviders: [String]
+    let mergedFrom: String?
+
+    init(_ response: TestResponse) throws {
+        guard response.status == 200 else {
+            throw TestSetupError("expected a session, got \(response.status): \(response.text)")
+        }
+        let json = response.json
+        let user = json["user"] as? [String: Any] ?? [:]
+        accessToken = json["access_token"] as? String ?? ""
+        refreshToken = json["refresh_token"] as? String ?? ""
+        userID = user["id"] as? String ?? ""
+        isNewUser = json["is_new_user"] as? Bool ?? false
+        isAnonymous = user["is_anonymous"] as? Bool ?? false
+        linkedProviders = json["linked_providers"] as? [String] ?? []
+        mergedFrom = json["merged_from"] as? String
+    }
+
+    /// The access token's claims, decoded without verification (tests verify separately).
+    var claims: [String: Any] {
+        let parts = accessToken.split(separator: ".")
+        guard parts.count == 3, let bytes = Base64URL.decode(parts[1]) else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    }
+}

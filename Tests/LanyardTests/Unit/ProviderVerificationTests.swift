@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import LanyardProviders
+import LanyardSupport
+
+/// A key server that answers from memory, counting fetches; the verifier code path is the production one.
+final class CountingFetcher: JWKSFetching, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _keys: JWKS
+    private var _fetches = 0
+    private var _failing = false
+    let maxAge: TimeInterval?
+
+    init(keys: JWKS, maxAge: TimeInterval? = 3600) {
+        self._keys = keys
+        self.maxAge = maxAge
+    }
+
+    var fetches: Int { lock.withLock { _fetches } }
+    func setKeys(_ keys: JWKS) { lock.withLock { _keys = keys } }
+    func setFailing(_ failing: Bool) { lock.withLock { _failing = failing } }
+
+    func fetch(url: String) async throws -> FetchedJWKS {
+        try lock.withLock {
+            _fetches += 1
+            if _failing { throw TestFetchError() }
+            return FetchedJWKS(keys: _keys, maxAge: maxAge)
+        }
+    }
+
+    struct TestFetchError: Error {}
+}
+
+@Suite struct GenuineAppleTokenTests {
+    struct Fixture: Decodable {
+        let id_token: String
+        let jwks: JWKS
+        let verify_at_unix: Double
+        let audience: String
+    }
+
+    static func fixture() throws -> Fixture {
+        // From the project root: ../shared/fixtures (DESIGN section 4, "Real-world check").
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-genuine-identity-token.json")
+        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+    }
+
+    func verifier(_ fixture: Fixture, at unix: Double) -> IDTokenVerifier {
+        let clock = ManualClock(Date(timeIntervalSince1970: unix))
+        return IDTokenVerifier(keys: JWKSCache(fetcher: CountingFetcher(keys: fixture.jwks), clock: clock), clock: clock)
+    }
+
+    func settings(_ fixture: Fixture) -> ProviderSettings {
+        ProviderSettings(provider: .apple, clientIDs: [fixture.audience], jwksURL: "https://appleid.apple.com/auth/keys")
+    }
+
+    @Test func theGenuineTokenVerifiesAtItsTime() async throws {
+        let fixture = try Self.fixture()
+        let identity = try await verifier(fixture, at: fixture.verify_at_unix).verify(
+            fixture.id_token, settings: settings(fixture), nonce: nil)
+        #expect(identity.subject == "001091.22c0ca594d4243c58edf3553540380b5.2045")
+        #expect(identity.emailVerified)
+        #expect(identity.isPrivateEmail)
+        #expect(identity.email == "ecr9pbhimu@privaterelay.appleid.com")
+    }
+
+    @Test func theGenuineTokenIsExpiredToday() async throws {
+        let fixture = try Self.fixture()
+        await #expect(throws: ProviderTokenError(.expired)) {
+            try await verifier(fixture, at: Date().timeIntervalSince1970).verify(
+                fixture.id_token, settings: settings(fixture), nonce: nil)
+        }
+    }
+
+    @Test func anyChangedByteIsRefused() async throws {
+        let fixture = try Self.fixture()
+        var refused = 0
+        let bytes = Array(fixture.id_token.utf8)
+        // Flip one character in the header, the payload and the signature.
+        let positions = [10, bytes.count / 2, bytes.count - 10]
+        for position in positions {
+            var changed = bytes
+            changed[position] = changed[position] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            do {
+                _ = try await verifier(fixture, at: fixture.verify_at_unix).verify(
+                    String(decoding: changed, as: UTF8.self), settings: settings(fixture), nonce: nil)
+            } catch is ProviderTokenError {
+                refused += 1
+            }
+        }
+        #expect(refused == positions.count)
+    }
+
+    @Test func anotherAudienceIsRefused() async throws {
+        let fixture = try Self.fixture()
+        var other = settings(fixture)
+        other.clientIDs = ["com.someone.else"]
+        await #expect(throws: ProviderTokenError(.audience)) {
+            try await verifier(fixture, at: fixture.verify_at_unix).verify(fixture.id_token, settings: other, nonce: nil)
+        }
+    }
+}
+
+@Suite struct JWKSCacheTests {
+    let url = "https://keys.example/jwks"
+
+    func keySet(_ kids: [String]) -> JWKS {
+        JWKS(keys: kids.map { JWK(kty: "RSA", kid: $0, use: "sig", alg: "RS256", n: "AQAB", e: "AQAB") })
+    }
+
+    @Test func keysAreCachedForTheirMaxAge() async throws {
+        let clock = ManualClock()
+        let fetcher = CountingFetcher(keys: keySet(["a"]), maxAge: 600)
+        let cache = JWKSCache(fetcher: fetcher, clock: clock)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        #expect(fetcher.fetches == 1)
+        clock.advance(by: 601)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        #expect(fetcher.fetches == 2)
+    }
+
+    @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {
+        let clock = ManualClock()
+        let fetcher = CountingFetcher(keys: keySet(["a"]))
+        let cache = JWKSCache(fetcher: fetcher, clock: clock)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        clock.advance(by: 61)
+        for _ in 0..<5 {
+            await #expect(throws: ProviderTokenError(.unknownKey)) {
+                try await cache.key(id: "rotated", url: url, provider: .apple)
+            }
+        }
+        #expect(fetcher.fetches == 2)
+        fetcher.setKeys(keySet(["a", "rotated"]))
+        clock.advance(by: 61)
+        _ = try await cache.key(id: "rotated", url: url, provider: .apple)
+        #expect(fetcher.fetches == 3)
+    }
+
+    @Test func staleKeysAreServedWhileTheProviderIsDown() async throws {
+        let clock = ManualClock()
+        let fetcher = CountingFetcher(keys: keySet(["a"]), maxAge: 60)
+        let cache = JWKSCache(fetcher: fetcher, clock: clock)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        fetcher.setFailing(true)
+        clock.advance(by: 3600)
+        let key = try await cache.key(id: "a", url: url, provider: .apple)
+        #expect(key.kid == "a")
+    }
+
+    @Test func noKeysAtAllIsUnavailable() async throws {
+        let fetcher = CountingFetcher(keys: keySet([]))
+        fetcher.setFailing(true)
+        let cache = JWKSCache(fetcher: fetcher, clock: ManualClock())
+        await #expect(throws: ProviderUnavailableError.self) {
+            try await cache.key(id: "a", url: url, provider: .google)
+        }
+    }
+
+    @Test func cacheControlMaxAgeIsRead() {
+        #expect(HTTPJWKSFetcher.maxAge(fromCacheControl: "public, max-age=21005, must-revalidate") == 21005)
+        #expect(HTTPJWKSFetcher.maxAge(fromCacheControl: "no-cache") == nil)
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+@testable import LanyardCore
+@testable import LanyardProviders
+@testable import LanyardServer
+import LanyardSupport
+
+@Suite struct DerivedUserIDTests {
+    // Vectors computed independently (Python hashlib/uuid) from DESIGN section 4's definition.
+    @Test(arguments: [
+        ("apple", "001091.22c0ca594d4243c58edf3553540380b5.2045", "154af961-f6c1-4358-92d7-4dcfa9846190"),
+        ("google", "109876543210987654321", "82710d02-b539-40fb-a33e-12dcd9fe3c7f"),
+        ("apple", "001", "e7cb0564-8bc2-4f27-a365-27d1cf514c2b"),
+    ])
+    func derivedIDsMatchTheDesignVectors(provider: String, subject: String, expected: String) {
+        #expect(DerivedUserID.make(provider: provider, subject: subject) == expected)
+    }
+
+    @Test func derivedIDsAreVersion4WithRFCVariant() {
+        let id = DerivedUserID.make(provider: "google", subject: "x")
+        let characters = Array(id)
+        #expect(characters[14] == "4")
+        #expect("89ab".contains(characters[19]))
+        #expect(UUID(uuidString: id) != nil)
+    }
+}
+
+@Suite struct NonceRuleTests {
+    @Test func aRawNonceMatchesARawOrHashedTokenNonce() throws {
+        try NonceRule.check(tokenNonce: "n-0S6_WzA2Mj", providedNonce: "n-0S6_WzA2Mj", required: false)
+        try NonceRule.check(tokenNonce: "0823a09b54cb9381561068b00aaf4e539b3f54604631d3e6a820879b6b04cc19",
+                            providedNonce: "n-0S6_WzA2Mj", required: false)
+    }
+
+    @Test func aTokenWithANonceNeedsTheMatchingOne() {
+        #expect(throws: ProviderTokenError(.nonceMissing)) {
+            try NonceRule.check(tokenNonce: "abc", providedNonce: nil, required: false)
+        }
+        #expect(throws: ProviderTokenError(.nonceMismatch)) {
+            try NonceRule.check(tokenNonce: "abc", providedNonce: "abd", required: false)
+        }
+    }
+
+    @Test func aRequiredNonceRefusesTokensWithout() {
+        #expect(throws: ProviderTokenError(.nonceMissing)) {
+            try NonceRule.check(tokenNonce: nil, providedNonce: nil, required: true)
+        }
+    }
+
+    @Test func aNonceTheTokenDoesNotCarryIsAMismatch() {
+        #expect(throws: ProviderTokenError(.nonceMismatch)) {
+            try NonceRule.check(tokenNonce: nil, providedNonce: "abc", required: false)
+        }
+    }
+}
+
+@Suite struct RefreshRotationRuleTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aFreshTokenRotates() {
+        #expect(RefreshTokens.decide(rotatedAt: nil, now: now, grace: 10) == .rotate)
+    }
+
+    @Test func aJustRotatedTokenIsAnsweredAgainWithinTheGrace() {
+        #expect(RefreshTokens.decide(rotatedAt: now.addingTimeInterval(-10), now: now, grace: 10) == .repeatWithinGrace)
+    }
+
+    @Test func aRotatedTokenAfterTheGraceIsReuse() {
+        #expect(RefreshTokens.decide(rotatedAt: now.addingTimeInterval(-10.5), now: now, grace: 10) == .reuse)
+    }
+
+    @Test func theSuccessorIsStableAndUnrelatedToTheToken() {
+        let key = Array(repeating: UInt8(1), count: 32)
+        let token = RefreshTokens.generate(SystemRandomSource())
+        #expect(RefreshTokens.isWellFormed(token))
+        #expect(RefreshTokens.successor(of: token, key: key) == RefreshTokens.successor(of: token, key: key))
+        #expect(RefreshTokens.successor(of: token, key: key) != token)
+        #expect(RefreshTokens.isWellFormed(RefreshTokens.successor(of: token, key: key)))
+        #expect(RefreshTokens.successor(of: token, key: Array(repeating: 2, count: 32))
+            != RefreshTokens.successor(of: token, key: key))
+    }
+
+    @Test(arguments: ["", "short", String(repeating: "a", count: 44), String(repeating: "!", count: 43)])
+    func malformedRefreshTokensAreRefusedUpFront(token: String) {
+        #expect(!RefreshTokens.isWellFormed(token))
+    }
+}
+
+@Suite struct RateLimitWindowTests {
+    @Test func windowsAreFixedAndAligned() {
+        let rate = RateLimitSettings.Rate(limit: 5, window: 3600)
+        let window = RateLimiter.window(for: Date(timeIntervalSince1970: 7_250), rate: rate)
+        #expect(window.start == Date(timeIntervalSince1970: 7_200))
+        #expect(window.end == Date(timeIntervalSince1970: 10_800))
+    }
+}
+
+@Suite struct ClientAddressTests {
+    let proxies = [CIDR("10.0.0.0/8")!, CIDR("fd00::/8")!]
+
+    @Test func anUntrustedPeerIsTheClient() {
+        #expect(ClientAddress.resolve(peer: "203.0.113.9", forwardedFor: "1.2.3.4", trustedProxies: proxies) == "203.0.113.9")
+    }
+
+    @Test func behindATrustedProxyTheRightmostUntrustedHopIsTheClient() {
+        #expect(ClientAddress.resolve(peer: "10.1.2.3", forwardedFor: "6.6.6.6, 198.51.100.7, 10.0.0.5",
+                                      trustedProxies: proxies) == "198.51.100.7")
+    }
+
+    @Test func cidrsMatchIPv4IPv6AndMappedAddresses() {
+        #expect(CIDR("10.0.0.0/8")!.contains("10.255.0.1"))
+        #expect(!CIDR("10.0.0.0/8")!.contains("11.0.0.1"))
+        #expect(CIDR("10.0.0.0/8")!.contains("::ffff:10.1.1.1"))
+        #expect(CIDR("fd00::/8")!.contains("fd12:3456::1"))
+        #expect(!CIDR("fd00::/8")!.contains("fe80::1"))
+        #expect(CIDR("127.0.0.1")!.contains("127.0.0.1"))
+        #expect(CIDR("300.0.0.0/8") == nil)
+        #expect(CIDR("10.0.0.0/33") == nil)
+    }
+}
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsFollowTheDesign() throws {
+        let configuration = try LanyardConfiguration.load(environment: [:])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.database == .sqliteFile(path: ".lanyard/lanyard.sqlite"))
+        #expect(configuration.resolvedIssuer() == "http://127.0.0.1:8080")
+        #expect(configuration.accessTokenTTL == 900)
+        #expect(configuration.refreshTokenTTL == 2_592_000)
+        #expect(configuration.refreshReuseGrace == 10)
+        #expect(configuration.reauthWindow == 600)
+        #expect(configuration.rateLimits.enabled)
+        #expect(configuration.rateLimits.link == .init(limit: 5, window: 3600))
+        #expect(configuration.appleJWKSURL == "https://appleid.apple.com/auth/keys")
+        #expect(configuration.googleJWKSURL == "https://www.googleapis.com/oauth2/v3/certs")
+        #expect(configuration.userIDStrategy == .random)
+    }
+
+    @Test func valuesAreParsed() throws {
+        let configuration = try LanyardConfiguration.load(environment: [
+            "LANYARD_DATABASE_URL": "postgres://lanyard:s%40cret@db.internal:6543/auth?sslmode=disable",
+            "LANYARD_MASTER_KEY": Data(repeating: 1, count: 32).base64EncodedString(),
+            "LANYARD_APPLE_CLIENT_IDS": "com.example.app, com.example.web ",
+            "LANYARD_USER_ID_STRATEGY": "derived",
+            "LANYARD_TRUSTED_PROXIES": "10.0.0.0/8,fd00::/8",
+            "LANYARD_RATE_LIMIT_LINK": "3/60",
+        ])
+        #expect(configuration.database == .postgres(.init(host: "db.internal", port: 6543, username: "lanyard",
+                                                          password: "s@cret", database: "auth", tlsMode: "disable")))
+        #expect(configuration.appleClientIDs == ["com.example.app", "com.example.web"])
+        #expect(configuration.userIDStrategy == .derived)
+        #expect(configuration.trustedProxies.count == 2)
+        #expect(configuration.rateLimits.link == .init(limit: 3, window: 60))
+    }
+
+    @Test(arguments: [
+        ("LANYARD_PORT", "eighty"),
+        ("LANYARD_PORT", "70000"),
+        ("LANYARD_DATABASE_URL", "mysql://x"),
+        ("LANYARD_ACCESS_TOKEN_TTL", "-5"),
+        ("LANYARD_REFRESH_TOKEN_TTL", "1d"),
+        ("LANYARD_MASTER_KEY", "not-base64!"),
+        ("LANYARD_MASTER_KEY", Data(repeating: 1, count: 16).base64EncodedString()),
+        ("LANYARD_APPLE_JWKS_URL", "ftp://keys"),
+        ("LANYARD_USER_ID_STRATEGY", "sequential"),
+        ("LANYARD_TRUSTED_PROXIES", "10.0.0.0/99"),
+        ("LANYARD_RATE_LIMITS", "sometimes"),
+        ("LANYARD_WEBHOOK_SECRET", "plain"),
+    ])
+    func aBadSettingNamesItsVariable(variable: String, value: String) {
+        #expect {
+            _ = try LanyardConfiguration.load(environment: [variable: value])
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == variable
+        }
+    }
+
+    @Test func postgresWithoutAMasterKeyIsRefused() {
+        #expect(throws: ConfigurationError.self) {
+            _ = try LanyardConfiguration.load(environment: ["LANYARD_DATABASE_URL": "postgres://u:p@localhost/db"])
+        }
+        do {
+            _ = try LanyardConfiguration.load(environment: ["LANYARD_DATABASE_URL": "postgres://u:p@localhost/db"])
+        } catch {
+            #expect(error.variable == "LANYARD_MASTER_KEY")
+        }
+    }
+}
