@@ -18,11 +18,12 @@ public struct LanyardRuntime: Sendable {
     public let keyRing: SigningKeyRing
     public let minter: TokenMinter?
     public let metrics: ServerMetrics
+    let httpClient: HTTPClient
     public let logger: Logger
 
     public static func start(configuration: LanyardConfiguration, logger: Logger,
-                             clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
-                             httpClient: HTTPClient = .shared) async throws -> LanyardRuntime {
+                             clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource()
+    ) async throws -> LanyardRuntime {
         let masterKey = try MasterKeyLoader.load(configuration, random: random)
         let database: any Database
         do {
@@ -40,6 +41,8 @@ public struct LanyardRuntime: Sendable {
             minter = TokenMinter(keys: try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random),
                                  clock: clock)
         }
+        // A client of its own: provider key fetches never queue behind other traffic in a shared pool.
+        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient), clock: clock, logger: logger)
         let providerTokens = ProviderTokens(verifier: IDTokenVerifier(keys: jwksCache, clock: clock),
                                             settings: providerSettings(configuration))
@@ -51,7 +54,8 @@ public struct LanyardRuntime: Sendable {
             rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
             masterKey: masterKey, configuration: configuration)
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
-                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), logger: logger)
+                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), httpClient: httpClient,
+                              logger: logger)
     }
 
     /// Apple and Google as configured; in dev mode both also accept the emulator's client IDs and fetch their keys
@@ -83,6 +87,7 @@ public struct LanyardRuntime: Sendable {
     }
 
     public func shutdown() async {
+        try? await httpClient.shutdown()
         await database.close()
     }
 }

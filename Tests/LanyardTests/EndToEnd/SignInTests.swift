@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import LanyardEmulator
+import LanyardSupport
+
+@Suite struct PostgresAvailabilityTests {
+    @Test(.enabled(if: TestDatabase.postgresURL != nil,
+                   "LANYARD_TEST_POSTGRES_URL is not set: the PostgreSQL half of the suite is SKIPPED (SQLite only)"))
+    func postgresIsConfiguredForThisRun() {
+        #expect(TestDatabase.available.contains(.postgres))
+    }
+}
+
+@Suite struct SignInTests {
+    @Test(arguments: TestDatabase.available)
+    func aNewAppleIdentityCreatesAnAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let response = try await server.post("/v1/auth/signin/apple", [
+                "id_token": try server.idToken(.apple, sub: "001.apple", email: "ada@privaterelay.appleid.com"),
+                "given_name": "Ada", "family_name": "Lovelace",
+            ])
+            #expect(response.status == 200)
+            let json = response.json
+            #expect(json["token_type"] as? String == "Bearer")
+            #expect(json["expires_in"] as? Int == 900)
+            #expect(json["is_new_user"] as? Bool == true)
+            #expect(json["merged_from"] is NSNull)
+            #expect(json["linked_providers"] as? [String] == ["apple"])
+            let user = try #require(json["user"] as? [String: Any])
+            #expect(user["display_name"] as? String == "Ada Lovelace")
+            #expect(user["is_anonymous"] as? Bool == false)
+            #expect(user["email"] as? String == "ada@privaterelay.appleid.com")
+            let identity = try #require((user["identities"] as? [[String: Any]])?.first)
+            #expect(identity["provider"] as? String == "apple")
+            #expect(identity["email_verified"] as? Bool == true)
+            #expect(identity["last_sign_in_at"] is String)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func signingInAgainReachesTheSameAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let first = try await server.signIn(.google, sub: "g-1", email: "ada@gmail.com")
+            server.clock.advance(by: 30)
+            let second = try await server.signIn(.google, sub: "g-1", email: "ada@gmail.com")
+            #expect(first.isNewUser)
+            #expect(!second.isNewUser)
+            #expect(first.userID == second.userID)
+            #expect(first.accessToken != second.accessToken)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theNameAppleSendsOnceIsKeptButNeverOverwritten(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            _ = try await server.signIn(.apple, sub: "named", extra: ["given_name": "Grace", "family_name": "Hopper"])
+            let again = try await server.signIn(.apple, sub: "named", extra: ["given_name": "Someone", "family_name": "Else"])
+            let me = try await server.get("/v1/users/me", bearer: again.accessToken)
+            #expect(me.json["display_name"] as? String == "Grace Hopper")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func derivedStrategyDerivesTheAccountID(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.userIDStrategy = .derived }) { server in
+            let session = try await server.signIn(.apple, sub: "001")
+            #expect(session.userID == "e7cb0564-8bc2-4f27-a365-27d1cf514c2b")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentFirstSignInsOfOneIdentityCreateOneAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let token = try server.idToken(.google, sub: "racer", email: "racer@example.com")
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.allSatisfy { $0.status == 200 })
+            let sessions = try responses.map(Session.init)
+            #expect(Set(sessions.map(\.userID)).count == 1)
+            #expect(sessions.filter(\.isNewUser).count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theAccessTokenCarriesTheDesignClaims(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "claims")
+            let claims = session.claims
+            #expect(claims["iss"] as? String == server.runtime.issuer)
+            #expect(claims["sub"] as? String == session.userID)
+            #expect(claims["aud"] as? String == "authenticated")
+            #expect(claims["role"] as? String == "authenticated")
+            #expect(claims["amr"] as? [String] == ["apple"])
+            #expect(claims["is_anonymous"] as? Bool == false)
+            #expect(claims["sid"] is String)
+            #expect(claims["jti"] is String)
+            let issuedAt = try #require(claims["iat"] as? Int)
+            #expect(claims["exp"] as? Int == issuedAt + 900)
+            #expect(claims["auth_time"] as? Int == issuedAt)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func emulatorTokensMintedOverHTTPSignIn(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let minted = try await server.post("/_emulator/google/id-token",
+                                               ["sub": "http-minted", "email": "m@example.com", "name": "Minted Person"])
+            #expect(minted.status == 200)
+            let token = try #require(minted.json["id_token"] as? String)
+            let session = try Session(try await server.post("/v1/auth/signin/google", ["id_token": token]))
+            let me = try await server.get("/v1/users/me", bearer: session.accessToken)
+            #expect(me.json["display_name"] as? String == "Minted Person")
+            let page = try await server.get("/_emulator")
+            #expect(page.status == 200)
+            #expect(page.text.contains("<html"))
+        }
+    }
+}
