@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import Testing
+import LanyardSupport
+
+@Suite struct OperationsTests {
+    @Test(arguments: TestDatabase.available)
+    func healthReadinessAndMetricsAnswer(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            #expect(try await server.get("/healthz").json["status"] as? String == "ok")
+            #expect(try await server.get("/readyz").json["database"] as? String == "ok")
+            _ = try await server.signIn(.apple, sub: "metered")
+            _ = try await server.post("/v1/auth/signin/apple", ["id_token": "bad"])
+            let metrics = try await server.get("/metrics")
+            #expect(metrics.headers.first(name: "Content-Type")?.hasPrefix("text/plain") == true)
+            #expect(metrics.text.contains(#"lanyard_http_requests_total{method="POST",route="/v1/auth/signin/{provider}",status="200"} 1"#))
+            #expect(metrics.text.contains(#"lanyard_signins_total{provider="apple",outcome="success"} 1"#))
+            #expect(metrics.text.contains(#"lanyard_signins_total{provider="apple",outcome="INVALID_PROVIDER_TOKEN"} 1"#))
+            #expect(metrics.text.contains("lanyard_http_request_duration_seconds_bucket"))
+        }
+    }
+
+    /// What a JWT library does with nothing but the JWKS URL: fetch the keys, pick by `kid`, check ES256.
+    @Test(arguments: TestDatabase.available)
+    func accessTokensVerifyWithNothingButTheJWKS(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.google, sub: "verifiable")
+            let discovery = try await server.get("/.well-known/openid-configuration")
+            #expect(discovery.json["issuer"] as? String == server.runtime.issuer)
+            let jwksURL = try #require(discovery.json["jwks_uri"] as? String)
+            #expect(discovery.json["id_token_signing_alg_values_supported"] as? [String] == ["ES256"])
+            let jwks = try await server.get(String(jwksURL.dropFirst(server.baseURL.count)))
+            let keys = try #require(jwks.json["keys"] as? [[String: Any]])
+
+            let parts = session.accessToken.split(separator: ".").map(String.init)
+            let header = try JSONSerialization.jsonObject(with: Data(Base64URL.decode(parts[0])!)) as! [String: Any]
+            #expect(header["alg"] as? String == "ES256")
+            let key = try #require(keys.first { $0["kid"] as? String == header["kid"] as? String })
+            #expect(key["kty"] as? String == "EC")
+            #expect(key["crv"] as? String == "P-256")
+            let x = try #require(Base64URL.decode(key["x"] as! String))
+            let y = try #require(Base64URL.decode(key["y"] as! String))
+            let publicKey = try P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+            let signature = try P256.Signing.ECDSASignature(rawRepresentation: Base64URL.decode(parts[2])!)
+            #expect(publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func keyRotationKeepsOldTokensValid(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let before = try await server.signIn(.apple, sub: "rotation")
+            try await server.runtime.keyRing.rotate()
+            let after = try await server.signIn(.apple, sub: "rotation")
+            let jwks = try await server.get("/.well-known/jwks.json")
+            #expect((jwks.json["keys"] as? [[String: Any]])?.count == 2)
+            #expect(try await server.get("/v1/users/me", bearer: before.accessToken).status == 200)
+            #expect(try await server.get("/v1/users/me", bearer: after.accessToken).status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theOpenAPIDocumentDescribesEveryRoute(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let document = try await server.get("/openapi.json")
+            #expect(document.json["openapi"] as? String == "3.1.0")
+            let paths = try #require(document.json["paths"] as? [String: [String: Any]])
+            let expected: [(String, String)] = [
+                ("/v1/auth/signin/{provider}", "post"), ("/v1/auth/anonymous", "post"), ("/v1/auth/refresh", "post"),
+                ("/v1/auth/signout", "post"), ("/v1/auth/link/{provider}", "post"), ("/v1/auth/link/{provider}", "delete"),
+                ("/v1/auth/reauthenticate/{provider}", "post"), ("/v1/users/me", "get"), ("/v1/users/me", "patch"),
+                ("/v1/users/me", "delete"), ("/v1/sessions", "get"), ("/v1/sessions/{id}", "delete"),
+                ("/.well-known/jwks.json", "get"), ("/.well-known/openid-configuration", "get"), ("/healthz", "get"),
+                ("/readyz", "get"), ("/metrics", "get"), ("/openapi.json", "get"),
+                ("/_emulator/apple/keys", "get"), ("/_emulator/google/certs", "get"),
+                ("/_emulator/{provider}/id-token", "post"), ("/_emulator", "get"),
+            ]
+            for (path, method) in expected {
+                #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")
+            }
+            // And nothing the server does not serve.
+            let documented = Set(paths.flatMap { path, methods in methods.keys.filter { $0 != "parameters" }.map { "\($0) \(path)" } })
+            #expect(documented == Set(expected.map { "\($0.1) \($0.0)" }))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import LanyardStore
+
+@Suite struct RefreshTests {
+    @Test(arguments: TestDatabase.available)
+    func refreshingRotatesTheToken(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "rotating")
+            let refreshed = try Session(try await server.refresh(session.refreshToken))
+            #expect(refreshed.refreshToken != session.refreshToken)
+            #expect(refreshed.userID == session.userID)
+            #expect(refreshed.claims["sid"] as? String == session.claims["sid"] as? String)
+            #expect(try await server.get("/v1/users/me", bearer: refreshed.accessToken).status == 200)
+            // The successor rotates in turn.
+            let again = try Session(try await server.refresh(refreshed.refreshToken))
+            #expect(again.refreshToken != refreshed.refreshToken)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func concurrentRefreshesOfOneTokenAllGetTheSameSuccessor(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.google, sub: "flaky-network")
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<10 { group.addTask { try await server.refresh(session.refreshToken) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.map(\.status) == Array(repeating: 200, count: 10))
+            let successors = Set(try responses.map { try Session($0).refreshToken })
+            #expect(successors.count == 1)
+            #expect(try await server.refresh(successors.first!).status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aRetryWithinTheGraceIsAnsweredAndReuseAfterItRevokesTheSession(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "reuse")
+            let first = try Session(try await server.refresh(session.refreshToken))
+            server.clock.advance(by: 9)
+            let retried = try Session(try await server.refresh(session.refreshToken))
+            #expect(retried.refreshToken == first.refreshToken)
+
+            server.clock.advance(by: 5)
+            let reused = try await server.refresh(session.refreshToken)
+            #expect(reused.status == 401)
+            #expect(reused.errorCode == "REFRESH_TOKEN_REUSED")
+            // The whole session is gone: its successor and its access tokens stop working.
+            #expect(try await server.refresh(first.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await server.get("/v1/users/me", bearer: first.accessToken).errorCode == "UNAUTHORIZED")
+
+            let audit = try await server.runtime.database.read {
+                try await AuditStore($0).entries(event: "session.reuse_detected")
+            }
+            #expect(audit.count == 1)
+            #expect(audit.first?.userID == session.userID)
+            #expect(audit.first?.clientIP == "127.0.0.1")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func unknownMalformedAndIdleTokensAreInvalid(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.refreshTokenTTL = 3600 }) { server in
+            #expect(try await server.refresh("not-a-token").errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await server.refresh(String(repeating: "A", count: 43)).errorCode == "INVALID_REFRESH_TOKEN")
+            let missing = try await server.post("/v1/auth/refresh", [:])
+            #expect(missing.errorCode == "INVALID_REQUEST")
+            #expect(missing.errorDetails["field"] as? String == "refresh_token")
+
+            let session = try await server.signIn(.apple, sub: "idle")
+            server.clock.advance(by: 3601)
+            #expect(try await server.refresh(session.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+}
+
+@Suite struct SignOutAndSessionTests {
+    @Test(arguments: TestDatabase.available)
+    func signingOutEndsTheSessionAtOnce(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "leaver")
+            let out = try await server.post("/v1/auth/signout", [:], bearer: session.accessToken)
+            #expect(out.status == 204)
+            #expect(try await server.get("/v1/users/me", bearer: session.accessToken).errorCode == "UNAUTHORIZED")
+            #expect(try await server.refresh(session.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func signOutScopesChooseWhichDevicesEnd(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let phone = try await server.signIn(.apple, sub: "devices")
+            let tablet = try await server.signIn(.apple, sub: "devices")
+            let laptop = try await server.signIn(.apple, sub: "devices")
+            #expect(try await server.post("/v1/auth/signout", ["scope": "others"], bearer: phone.accessToken).status == 204)
+            #expect(try await server.get("/v1/users/me", bearer: phone.accessToken).status == 200)
+            #expect(try await server.get("/v1/users/me", bearer: tablet.accessToken).status == 401)
+            #expect(try await server.get("/v1/users/me", bearer: laptop.accessToken).status == 401)
+
+            let other = try await server.signIn(.apple, sub: "devices")
+            #expect(try await server.post("/v1/auth/signout", ["scope": "global"], bearer: other.accessToken).status == 204)
+            #expect(try await server.get("/v1/users/me", bearer: phone.accessToken).status == 401)
+            #expect(try await server.get("/v1/users/me", bearer: other.accessToken).status == 401)
+
+            let bad = try await server.signIn(.apple, sub: "devices")
+            let response = try await server.post("/v1/auth/signout", ["scope": "everything"], bearer: bad.accessToken)
+            #expect(response.errorCode == "INVALID_REQUEST")
+            #expect(response.errorDetails["field"] as? String == "scope")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func devicesCanBeListedAndRevoked(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let phone = try await server.signIn(.google, sub: "lister")
+            let tablet = try await server.signIn(.google, sub: "lister")
+            let listed = try await server.get("/v1/sessions", bearer: phone.accessToken)
+            let sessions = try #require(listed.json["sessions"] as? [[String: Any]])
+            #expect(sessions.count == 2)
+            #expect(sessions.filter { $0["current"] as? Bool == true }.map { $0["id"] as? String }
+                == [phone.claims["sid"] as? String])
+            #expect(sessions.allSatisfy { $0["client_ip"] as? String == "127.0.0.1" })
+
+            let tabletID = try #require(tablet.claims["sid"] as? String)
+            #expect(try await server.delete("/v1/sessions/\(tabletID)", bearer: phone.accessToken).status == 204)
+            #expect(try await server.get("/v1/users/me", bearer: tablet.accessToken).status == 401)
+            #expect(try await server.delete("/v1/sessions/\(tabletID)", bearer: phone.accessToken).errorCode == "NOT_FOUND")
+
+            // Another account's session is not yours to see or end.
+            let stranger = try await server.signIn(.google, sub: "stranger")
+            let strangerID = try #require(stranger.claims["sid"] as? String)
+            #expect(try await server.delete("/v1/sessions/\(strangerID)", bearer: phone.accessToken).status == 404)
+            #expect(try await server.get("/v1/users/me", bearer: stranger.accessToken).status == 200)
+
+            let audit = try await server.runtime.database.read { try await AuditStore($0).entries(userID: phone.userID) }
+            #expect(audit.map(\.event).contains("session.revoked"))
+            #expect(audit.map(\.event).filter { $0 == "sign_in" }.count == 2)
+            #expect(audit.map(\.event).contains("user.created"))
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theProfileNameCanBeChanged(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.google, sub: "renamer")
+            let renamed = try await server.request(.PATCH, "/v1/users/me", json: ["display_name": "New Name"],
+                                                   bearer: session.accessToken)
+            #expect(renamed.status == 200)
+            #expect(renamed.json["display_name"] as? String == "New Name")
+            #expect(renamed.json["linked_providers"] as? [String] == ["google"])
+            let wrongType = try await server.request(.PATCH, "/v1/users/me", json: ["display_name": 42],
+                                                     bearer: session.accessToken)
+            #expect(wrongType.errorCode == "INVALID_REQUEST")
+            #expect(wrongType.errorDetails["field"] as? String == "display_name")
+            let tooLong = try await server.request(.PATCH, "/v1/users/me",
+                                                   json: ["display_name": String(repeating: "x", count: 201)],
+                                                   bearer: session.accessToken)
+            #expect(tooLong.errorCode == "INVALID_REQUEST")
+        }
+    }
+}
