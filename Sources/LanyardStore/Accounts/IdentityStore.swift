@@ -49,8 +49,9 @@ public struct IdentityStore: Sendable {
     public func insert(_ identity: IdentityRecord) async throws {
         try await connection.query("""
             INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
-                                    is_private_email, linked_at, last_sign_in_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                    is_private_email, linked_at, last_sign_in_at, link_position)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+                    (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
             """, [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
                   .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
                   .date(identity.linkedAt), .optionalDate(identity.lastSignInAt)])
@@ -61,9 +62,9 @@ public struct IdentityStore: Sendable {
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))
     }
 
-    /// The account's identities, oldest link first.
+    /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     public func list(userID: String) async throws -> [IdentityRecord] {
-        try await connection.query("SELECT * FROM identities WHERE user_id = $1 ORDER BY linked_at, provider",
+        try await connection.query("SELECT * FROM identities WHERE user_id = $1 ORDER BY link_position",
                                    [.text(userID)]).map(IdentityRecord.init(row:))
     }
 

@@ -33,6 +33,7 @@ public enum Migrations {
                 email_verified {int} NOT NULL,
                 is_private_email {int} NOT NULL,
                 linked_at {int} NOT NULL,
+                link_position {int} NOT NULL,
                 last_sign_in_at {int},
                 CONSTRAINT identities_provider_subject_key UNIQUE (provider, provider_user_id),
                 CONSTRAINT identities_user_provider_key UNIQUE (user_id, provider)

@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+import LanyardStore
+
+/// The account-linking plan's acceptance criteria, end to end.
+@Suite struct LinkingTests {
+    @Test(arguments: TestDatabase.available)
+    func linkGoogleFromAppleThenSignInOnASecondDevice(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let iPhone = try await server.signIn(.apple, sub: "apple-ada", email: "ada@privaterelay.appleid.com")
+            server.clock.advance(by: 5)
+            let linked = try await server.post("/v1/auth/link/google",
+                                               ["id_token": try server.idToken(.google, sub: "google-ada", email: "ada@work.com")],
+                                               bearer: iPhone.accessToken)
+            #expect(linked.status == 200)
+            #expect(linked.json["linked_providers"] as? [String] == ["apple", "google"])
+            #expect(linked.json["message"] as? String == "Google account linked")
+            let identities = try #require((linked.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])
+            #expect(identities.map { $0["provider"] as? String } == ["apple", "google"])
+            #expect(identities.map { $0["email"] as? String } == ["ada@privaterelay.appleid.com", "ada@work.com"])
+            // Linking never signs anyone out.
+            #expect(try await server.get("/v1/users/me", bearer: iPhone.accessToken).status == 200)
+            #expect(try await server.refresh(iPhone.refreshToken).status == 200)
+
+            let android = try await server.signIn(.google, sub: "google-ada")
+            #expect(android.userID == iPhone.userID)
+            #expect(!android.isNewUser)
+            #expect(android.linkedProviders == ["apple", "google"])
+            let me = try await server.get("/v1/users/me", bearer: android.accessToken)
+            // The primary (first) identity's email represents the account; different emails are normal.
+            #expect(me.json["email"] as? String == "ada@privaterelay.appleid.com")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func linkAppleFromGoogle(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let android = try await server.signIn(.google, sub: "google-bob")
+            let linked = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "apple-bob")],
+                                               bearer: android.accessToken)
+            #expect(linked.json["linked_providers"] as? [String] == ["google", "apple"])
+            let iPhone = try await server.signIn(.apple, sub: "apple-bob")
+            #expect(iPhone.userID == android.userID)
+            #expect(iPhone.linkedProviders == ["google", "apple"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func conflictsAreExplained(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-1")
+            let bob = try await server.signIn(.google, sub: "google-bob")
+
+            let again = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "apple-1")],
+                                              bearer: ada.accessToken)
+            #expect(again.status == 409)
+            #expect(again.errorCode == "PROVIDER_CONFLICT")
+            #expect(again.errorReason == "already_linked")
+
+            let secondApple = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "apple-2")],
+                                                    bearer: ada.accessToken)
+            #expect(secondApple.errorReason == "provider_already_linked")
+
+            let taken = try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "google-bob")],
+                                              bearer: ada.accessToken)
+            #expect(taken.errorReason == "identity_in_use")
+            #expect(taken.error["message"] as? String == "This Google account is already linked to a different account")
+            #expect(taken.errorDetails["merge_available"] == nil)
+            // Nothing moved: Bob still signs into Bob's account.
+            #expect(try await server.signIn(.google, sub: "google-bob").userID == bob.userID)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func unlinkingFollowsTheRules(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-unlink")
+            let only = try await server.delete("/v1/auth/link/apple", bearer: ada.accessToken)
+            #expect(only.status == 400)
+            #expect(only.errorCode == "CANNOT_UNLINK_ONLY_PROVIDER")
+            #expect(only.error["message"] as? String == "Cannot unlink your only authentication method")
+            #expect(try await server.delete("/v1/auth/link/google", bearer: ada.accessToken).errorCode == "PROVIDER_NOT_LINKED")
+            #expect(try await server.delete("/v1/auth/link/google", bearer: ada.accessToken).status == 404)
+
+            _ = try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "google-unlink")],
+                                      bearer: ada.accessToken)
+            server.clock.advance(by: 601)
+            let stale = try await server.delete("/v1/auth/link/google", bearer: ada.accessToken)
+            #expect(stale.status == 401)
+            #expect(stale.errorCode == "REAUTHENTICATION_REQUIRED")
+
+            let fresh = try Session(try await server.post("/v1/auth/reauthenticate/apple",
+                                                          ["id_token": try server.idToken(.apple, sub: "apple-unlink")],
+                                                          bearer: ada.accessToken))
+            #expect(fresh.userID == ada.userID)
+            // The old session ended; the new one has a fresh auth_time.
+            #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).status == 401)
+            let unlinked = try await server.delete("/v1/auth/link/google", bearer: fresh.accessToken)
+            #expect(unlinked.status == 200)
+            #expect(unlinked.json["linked_providers"] as? [String] == ["apple"])
+
+            // The mapping is gone: that Google account now signs up afresh, and can be linked again later.
+            let newcomer = try await server.signIn(.google, sub: "google-unlink")
+            #expect(newcomer.isNewUser)
+            #expect(newcomer.userID != ada.userID)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func reauthenticationOnlyAcceptsTheAccountsOwnIdentities(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-own")
+            _ = try await server.signIn(.google, sub: "google-someone-else")
+            let foreign = try await server.post("/v1/auth/reauthenticate/google",
+                                                ["id_token": try server.idToken(.google, sub: "google-someone-else")],
+                                                bearer: ada.accessToken)
+            #expect(foreign.status == 409)
+            #expect(foreign.errorReason == "identity_in_use")
+            let unknown = try await server.post("/v1/auth/reauthenticate/google",
+                                                ["id_token": try server.idToken(.google, sub: "google-nobody")],
+                                                bearer: ada.accessToken)
+            #expect(unknown.errorCode == "PROVIDER_NOT_LINKED")
+            #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).status == 200)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func manyAccountsRacingToLinkOneIdentityLeaveItOnOne(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var sessions: [Session] = []
+            for index in 0..<12 { sessions.append(try await server.signIn(.apple, sub: "racer-\(index)")) }
+            let token = try server.idToken(.google, sub: "contested")
+            let responses = try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
+                for session in sessions {
+                    group.addTask {
+                        (session.userID, try await server.post("/v1/auth/link/google", ["id_token": token],
+                                                               bearer: session.accessToken))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let winners = responses.filter { $0.1.status == 200 }
+            #expect(winners.count == 1)
+            #expect(responses.filter { $0.1.errorReason == "identity_in_use" }.count == 11)
+            #expect(try await server.signIn(.google, sub: "contested").userID == winners.first?.0)
+        }
+    }
+}
+
+@Suite struct AccountDeletionTests {
+    @Test(arguments: TestDatabase.available)
+    func deletingTheAccountEndsEverythingAndFreesItsIdentities(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-delete")
+            _ = try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "google-delete")],
+                                      bearer: ada.accessToken)
+            let otherDevice = try await server.signIn(.google, sub: "google-delete")
+            #expect(try await server.delete("/v1/users/me", bearer: ada.accessToken).status == 204)
+            #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).errorCode == "UNAUTHORIZED")
+            #expect(try await server.get("/v1/users/me", bearer: otherDevice.accessToken).errorCode == "UNAUTHORIZED")
+            #expect(try await server.refresh(otherDevice.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+
+            let reborn = try await server.signIn(.apple, sub: "apple-delete")
+            #expect(reborn.isNewUser)
+            #expect(reborn.userID != ada.userID)
+            #expect(reborn.linkedProviders == ["apple"])
+            let audit = try await server.runtime.database.read { try await AuditStore($0).entries(event: "user.deleted") }
+            #expect(audit.map(\.userID) == [ada.userID])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func deletionNeedsARecentSignIn(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-stale")
+            server.clock.advance(by: 601)
+            let refreshed = try Session(try await server.refresh(ada.refreshToken))
+            // Refreshing keeps the session's original auth_time.
+            #expect(try await server.delete("/v1/users/me", bearer: refreshed.accessToken).errorCode == "REAUTHENTICATION_REQUIRED")
+            #expect(try await server.get("/v1/users/me", bearer: refreshed.accessToken).status == 200)
+        }
+    }
+}
