@@ -11,6 +11,8 @@ def errors(*codes):
     return {str(c): {"$ref": f"#/components/responses/Error{c}"} for c in codes}
 bearer = [{"bearer": []}]
 provider = {"name": "provider", "in": "path", "required": True, "schema": {"type": "string", "enum": ["apple", "google"]}}
+collection = {"name": "collection", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,63}$"}}
+record_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,128}$"}}
 token_body = {"type": "object", "required": ["id_token"], "properties": {
     "id_token": {"type": "string", "description": "The provider's ID token (JWT, RS256)."},
     "nonce": {"type": "string", "description": "The raw nonce the app generated; the token may carry it raw or as SHA-256 hex."}}}
@@ -47,12 +49,16 @@ schemas = {
                 "REAUTHENTICATION_REQUIRED", "RATE_LIMITED", "NOT_FOUND", "FORBIDDEN", "VERSION_CONFLICT", "INTERNAL_ERROR"]},
             "message": {"type": "string"}, "details": {"type": "object", "description": "reason, field, merge_available, retry_after…"},
             "request_id": {"type": "string"}}}}},
+    "Record": {"type": "object", "required": ["id", "collection", "version", "updated_at", "data"], "properties": {
+        "id": {"type": "string"}, "collection": {"type": "string"}, "version": {"type": "integer"},
+        "updated_at": {"type": "string", "format": "date-time"}, "deleted": {"type": "boolean"},
+        "data": {"type": ["object", "null"]}}},
     "JWKS": {"type": "object", "properties": {"keys": {"type": "array", "items": {"type": "object"}}}},
 }
 responses = {f"Error{c}": {"description": d, "content": {"application/json": {"schema": ref("Error")}}} for c, d in [
     (400, "INVALID_REQUEST, UNSUPPORTED_PROVIDER or CANNOT_UNLINK_ONLY_PROVIDER"), (401, "UNAUTHORIZED, INVALID_PROVIDER_TOKEN, INVALID_REFRESH_TOKEN, REFRESH_TOKEN_REUSED or REAUTHENTICATION_REQUIRED"),
     (404, "NOT_FOUND or PROVIDER_NOT_LINKED"), (409, "PROVIDER_CONFLICT (details.reason: already_linked, provider_already_linked, identity_in_use)"),
-    (413, "PAYLOAD_TOO_LARGE"), (429, "RATE_LIMITED, with Retry-After"), (503, "PROVIDER_UNAVAILABLE")]}
+    (412, "VERSION_CONFLICT"), (413, "PAYLOAD_TOO_LARGE"), (429, "RATE_LIMITED, with Retry-After"), (503, "PROVIDER_UNAVAILABLE")]}
 
 session = ok(ref("SessionResponse"))
 paths = {
@@ -89,6 +95,21 @@ paths = {
     "/v1/sessions/{id}": {"parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "delete": {"summary": "Revoke one of the account's sessions", "security": bearer,
             "responses": {"204": {"description": "Revoked"}, **errors(401, 404)}}},
+    "/v1/data/{collection}/{id}": {"parameters": [collection, record_id],
+        "put": {"summary": "Create or replace a record", "security": bearer,
+            "parameters": [{"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"}, "description": "\"<version>\": 412 VERSION_CONFLICT on mismatch"}],
+            "requestBody": body({"type": "object", "required": ["data"], "properties": {"data": {"type": "object"}}}),
+            "responses": {"200": ok(ref("Record")), **errors(400, 401, 412, 413)}},
+        "get": {"summary": "Read a record", "security": bearer, "responses": {"200": ok(ref("Record")), **errors(400, 401, 404)}},
+        "delete": {"summary": "Delete a record, leaving a tombstone", "security": bearer,
+            "parameters": [{"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"}}],
+            "responses": {"200": ok(ref("Record")), **errors(400, 401, 404, 412)}}},
+    "/v1/data/{collection}": {"parameters": [collection], "get": {"summary": "Changes after a cursor, oldest first, tombstones included",
+        "security": bearer, "parameters": [{"name": "since", "in": "query", "schema": {"type": "string"}},
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100}}],
+        "responses": {"200": ok({"type": "object", "required": ["records", "next_cursor", "has_more"], "properties": {
+            "records": {"type": "array", "items": ref("Record")}, "next_cursor": {"type": "string"}, "has_more": {"type": "boolean"}}}),
+            **errors(400, 401)}}},
     "/.well-known/jwks.json": {"get": {"summary": "Public keys of access tokens", "responses": {"200": ok(ref("JWKS"))}}},
     "/.well-known/openid-configuration": {"get": {"summary": "Issuer, jwks_uri, endpoints, algorithms", "responses": {"200": ok({"type": "object"})}}},
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": ok({"type": "object"})}}},

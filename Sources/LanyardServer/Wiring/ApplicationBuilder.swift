@@ -12,6 +12,7 @@ extension LanyardRuntime {
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics)
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
+        DataRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         if let minter {

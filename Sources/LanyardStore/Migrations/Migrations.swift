@@ -95,6 +95,22 @@ public enum Migrations {
             )
             """,
         ]),
+        Migration(version: 2, name: "per-user data records", statements: [
+            """
+            CREATE TABLE records (
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                version {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                change_seq {int} NOT NULL,
+                deleted {int} NOT NULL,
+                data TEXT,
+                PRIMARY KEY (user_id, collection, record_id)
+            )
+            """,
+            "CREATE INDEX records_changes ON records (user_id, collection, change_seq)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -74,6 +74,8 @@ import LanyardSupport
                 ("/readyz", "get"), ("/metrics", "get"), ("/openapi.json", "get"),
                 ("/_emulator/apple/keys", "get"), ("/_emulator/google/certs", "get"),
                 ("/_emulator/{provider}/id-token", "post"), ("/_emulator", "get"),
+                ("/v1/data/{collection}/{id}", "put"), ("/v1/data/{collection}/{id}", "get"),
+                ("/v1/data/{collection}/{id}", "delete"), ("/v1/data/{collection}", "get"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

@@ -1,0 +1,70 @@
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// `/v1/data/{collection}/{id}` (DESIGN section 7).
+struct DataRoutes {
+    let api: APIContext
+    /// A 256 KiB record plus its envelope.
+    static let bodyLimit = DataRecords.maximumRecordBytes + 4 * 1024
+
+    func register(on router: Router<LanyardRequestContext>) {
+        router.put("v1/data/:collection/:id", use: put)
+        router.get("v1/data/:collection/:id", use: get)
+        router.delete("v1/data/:collection/:id", use: delete)
+        router.get("v1/data/:collection", use: changes)
+    }
+
+    struct PutBody: Decodable {
+        let data: JSONValue
+    }
+
+    @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let body = try await JSONBody.decode(PutBody.self, from: request, limit: Self.bodyLimit)
+        let record = try await DataRecords(api.dependencies).put(
+            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
+            data: body.data, expectedVersion: try Self.ifMatch(request), caller: caller)
+        return try JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
+    }
+
+    @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let record = try await DataRecords(api.dependencies).get(
+            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "", caller: caller)
+        return try JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
+    }
+
+    @Sendable func delete(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let tombstone = try await DataRecords(api.dependencies).delete(
+            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
+            expectedVersion: try Self.ifMatch(request), caller: caller)
+        return try JSONResponse.make(tombstone)
+    }
+
+    @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let query = request.uri.queryParameters
+        var limit: Int?
+        if let text = query["limit"] {
+            guard let parsed = Int(String(text)) else {
+                throw LanyardError.invalidRequest(field: "limit", "limit must be a whole number")
+            }
+            limit = parsed
+        }
+        return try JSONResponse.make(try await DataRecords(api.dependencies).changes(
+            collection: context.parameters.get("collection") ?? "", since: query["since"].map(String.init), limit: limit,
+            caller: caller))
+    }
+
+    /// `If-Match: "3"` (quotes optional).
+    static func ifMatch(_ request: Request) throws -> Int64? {
+        guard let header = request.headers[.ifMatch] else { return nil }
+        let trimmed = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\"", with: "")
+        guard let version = Int64(trimmed) else {
+            throw LanyardError.invalidRequest(field: "If-Match", "If-Match must be a record version such as \"3\"")
+        }
+        return version
+    }
+}
