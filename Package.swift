@@ -93,6 +93,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Load generator and micro-benchmarks (Benchmarks/, BENCHMARKS.md); loopback only.
+        .executableTarget(
+            name: "lanyard-bench",
+            dependencies: [
+                "LanyardSupport", "LanyardCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/Sources/lanyard-bench",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LanyardTests",
             dependencies: [

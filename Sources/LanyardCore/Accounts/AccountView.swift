@@ -97,6 +97,12 @@ public struct SessionResponse: Encodable, Sendable {
     /// Not encoded: lets the server label metrics and logs without parsing the token.
     public var sessionID: String
 
+    /// For tools (the benchmark) that build a response without a session.
+    public init(accessToken: String, refreshToken: String, expiresIn: Int, user: UserView, isNewUser: Bool) {
+        self.init(tokens: IssuedTokens(accessToken: accessToken, refreshToken: refreshToken, expiresIn: expiresIn,
+                                       sessionID: ""), user: user, isNewUser: isNewUser)
+    }
+
     init(tokens: IssuedTokens, user: UserView, isNewUser: Bool, mergedFrom: String? = nil) {
         accessToken = tokens.accessToken
         expiresIn = tokens.expiresIn

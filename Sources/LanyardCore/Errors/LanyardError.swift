@@ -142,7 +142,3 @@ extension LanyardError {
 
     public static let internalError = LanyardError(.internalError, "Something went wrong on our side")
 }
-
-extension JSONValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .string(value) }
-}

@@ -1,0 +1,164 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+@main
+struct LanyardBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lanyard-bench",
+        abstract: "Lanyard's benchmarks: HTTP load against Lanyard or the allauth peer (loopback only), and micro-benchmarks.",
+        subcommands: [Load.self, Micro.self])
+}
+
+struct Load: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Closed-loop HTTP load, bounded in requests and time.")
+
+    @Option(help: "lanyard or allauth") var target: String = "lanyard"
+    @Option(help: "Base URL of the server under test (loopback only)") var base: String = "http://127.0.0.1:8711"
+    @Option(help: "A label for the results, e.g. sqlite or postgres") var database: String = "sqlite"
+    @Option(help: "signin_new,signin_existing,refresh,me,link") var scenarios: String = "signin_new,signin_existing,refresh,me,link"
+    @Option(help: "Concurrency levels") var concurrency: String = "1,16,64"
+    @Option(help: "At most this many requests per phase") var count: Int = 10_000
+    @Option(help: "At most this many seconds per phase") var maxSeconds: Double = 10
+    @Option(help: "Pids whose resident memory (with children) is sampled") var serverPids: String = ""
+    @Option(help: "The fake IdP's keys folder (apple.pem, google.pem)") var keysDirectory: String
+    @Option(help: "The fake IdP, for the kids of its keys") var idp: String = "http://127.0.0.1:8702"
+    @Option(help: "Append results here as JSON lines") var json: String?
+
+    func run() async throws {
+        for url in [base, idp] {
+            let host = URLComponents(string: url)?.host ?? ""
+            guard ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else {
+                throw ValidationError("benchmarks target loopback only, not \(url)")
+            }
+        }
+        guard let target = Target(rawValue: target) else { throw ValidationError("--target is lanyard or allauth") }
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        defer { _ = client.shutdown() }
+        let google = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "google",
+                                                    jwksURL: idp + "/google/oauth2/v3/certs",
+                                                    audience: "example-client-id.apps.googleusercontent.com", client: client)
+        let apple = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "apple",
+                                                   jwksURL: idp + "/apple/auth/keys", audience: "com.example.app",
+                                                   client: client)
+        let pids = serverPids.split(separator: ",").compactMap { Int32($0) }
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let setup = Setup(client: client, base: base, target: target, apple: apple, google: google)
+
+        for scenarioName in scenarios.split(separator: ",").map(String.init) {
+            for level in concurrency.split(separator: ",").compactMap({ Int($0) }) {
+                let label = "\(run)-\(scenarioName)-c\(level)"
+                let scenario: any Scenario
+                switch scenarioName {
+                case "signin_new":
+                    let tokens = try await google.mintMany(count: count) { "new-\(label)-\($0)" }
+                    scenario = FixedRequests(name: scenarioName, requests: tokens.map {
+                        target.signInRequest(provider: "google", token: $0, audience: google.audience)
+                    })
+                case "signin_existing":
+                    _ = try await setup.signIn(google, sub: "existing-\(label)")
+                    let tokens = try await google.mintMany(count: count) { _ in "existing-\(label)" }
+                    scenario = FixedRequests(name: scenarioName, requests: tokens.map {
+                        target.signInRequest(provider: "google", token: $0, audience: google.audience)
+                    })
+                case "refresh":
+                    guard target == .lanyard else { continue }
+                    var refreshTokens: [String] = []
+                    for worker in 0..<level {
+                        let body = try await setup.signIn(google, sub: "refresh-\(label)-\(worker)")
+                        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+                        refreshTokens.append(object?["refresh_token"] as? String ?? "")
+                    }
+                    scenario = RefreshChains(tokens: refreshTokens)
+                case "me":
+                    var requests: [BenchRequest] = []
+                    for worker in 0..<level {
+                        let body = try await setup.signIn(google, sub: "me-\(label)-\(worker)")
+                        guard let session = target.sessionToken(from: body) else { throw BenchError("no session token") }
+                        requests.append(target.meRequest(sessionToken: session))
+                    }
+                    scenario = RepeatedRequests(name: scenarioName, perWorker: requests)
+                case "link":
+                    // Each request links a new Google identity to its own account, made beforehand with Apple.
+                    let accounts = try await setup.signInMany(apple, count: count, concurrency: max(level, 16)) { "link-\(label)-\($0)" }
+                    let tokens = try await google.mintMany(count: accounts.count) { "linked-\(label)-\($0)" }
+                    scenario = FixedRequests(name: scenarioName, requests: zip(accounts, tokens).map { session, token in
+                        target.signInRequest(provider: "google", token: token, audience: google.audience,
+                                             sessionToken: session, process: "connect")
+                    })
+                default:
+                    throw ValidationError("unknown scenario \(scenarioName)")
+                }
+                let generator = LoadGenerator(client: client, baseURL: base, concurrency: level, count: count,
+                                              maxSeconds: maxSeconds, serverPIDs: pids)
+                var (result, _) = await generator.run(scenario)
+                result.target = target.rawValue
+                result.database = database
+                print(result.line)
+                if !result.firstErrors.isEmpty { print("  first errors: \(result.firstErrors)") }
+                if let json {
+                    let encoder = JSONEncoder()
+                    encoder.keyEncodingStrategy = .convertToSnakeCase
+                    var line = try encoder.encode(result)
+                    line.append(0x0A)
+                    if let handle = FileHandle(forWritingAtPath: json) {
+                        handle.seekToEndOfFile()
+                        handle.write(line)
+                        try handle.close()
+                    } else {
+                        FileManager.default.createFile(atPath: json, contents: line)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Requests made before a timed phase (accounts, sessions); not measured.
+struct Setup {
+    let client: HTTPClient
+    let base: String
+    let target: Target
+    let apple: TokenFactory
+    let google: TokenFactory
+
+    func signIn(_ factory: TokenFactory, sub: String) async throws -> ByteBuffer {
+        let provider = factory.issuer.contains("apple") ? "apple" : "google"
+        let spec = target.signInRequest(provider: provider, token: try factory.mint(sub: sub, email: "\(sub)@example.com"),
+                                        audience: factory.audience)
+        var request = HTTPClientRequest(url: base + spec.path)
+        request.method = spec.method
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: spec.body ?? []))
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else { throw BenchError("setup sign-in failed: \(response.status) \(String(buffer: body))") }
+        return body
+    }
+
+    /// Session tokens of `count` new accounts.
+    func signInMany(_ factory: TokenFactory, count: Int, concurrency: Int,
+                    sub: @escaping @Sendable (Int) -> String) async throws -> [String] {
+        var sessions: [String] = []
+        var next = 0
+        while next < count {
+            let batch = next..<min(count, next + concurrency)
+            let results = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for index in batch {
+                    group.addTask {
+                        let body = try await signIn(factory, sub: sub(index))
+                        guard let token = target.sessionToken(from: body) else { throw BenchError("no session token") }
+                        return (index, token)
+                    }
+                }
+                return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+            }
+            sessions += batch.map { results[$0]! }
+            next = batch.upperBound
+        }
+        return sessions
+    }
+}

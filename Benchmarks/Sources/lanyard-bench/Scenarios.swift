@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The server under test: Lanyard, or the django-allauth peer, with the request shapes that match.
+enum Target: String, Sendable {
+    case lanyard, allauth
+
+    func signInRequest(provider: String, token: String, audience: String, sessionToken: String? = nil,
+                       process: String = "login") -> BenchRequest {
+        switch self {
+        case .lanyard:
+            var request = BenchRequest(method: .POST, path: "/v1/auth/\(process == "login" ? "signin" : "link")/\(provider)",
+                                       body: json(["id_token": token]))
+            if let sessionToken { request.headers.append(("Authorization", "Bearer \(sessionToken)")) }
+            return request
+        case .allauth:
+            var request = BenchRequest(method: .POST, path: "/_allauth/app/v1/auth/provider/token",
+                                       body: json(["provider": provider, "process": process,
+                                                   "token": ["client_id": audience, "id_token": token]]))
+            if let sessionToken { request.headers.append(("X-Session-Token", sessionToken)) }
+            return request
+        }
+    }
+
+    func meRequest(sessionToken: String) -> BenchRequest {
+        switch self {
+        case .lanyard: BenchRequest(method: .GET, path: "/v1/users/me", headers: [("Authorization", "Bearer \(sessionToken)")])
+        case .allauth: BenchRequest(method: .GET, path: "/_allauth/app/v1/auth/session", headers: [("X-Session-Token", sessionToken)])
+        }
+    }
+
+    /// The credential a sign-in answer carries: Lanyard's access token, allauth's session token.
+    func sessionToken(from body: ByteBuffer) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else { return nil }
+        switch self {
+        case .lanyard: return object["access_token"] as? String
+        case .allauth: return (object["meta"] as? [String: Any])?["session_token"] as? String
+        }
+    }
+}
+
+func json(_ object: [String: Any]) -> [UInt8] {
+    Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+}
+
+/// Pre-built requests, one per iteration (sign-in scenarios, link).
+struct FixedRequests: Scenario {
+    let name: String
+    let requests: [BenchRequest]
+
+    func request(worker: Int, iteration: Int) async -> BenchRequest? {
+        iteration < requests.count ? requests[iteration] : nil
+    }
+
+    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool { status == 200 }
+}
+
+/// The same request for every iteration of a worker (`me`).
+struct RepeatedRequests: Scenario {
+    let name: String
+    let perWorker: [BenchRequest]
+
+    func request(worker: Int, iteration: Int) async -> BenchRequest? { perWorker[worker % perWorker.count] }
+    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool { status == 200 }
+}
+
+/// Each worker refreshes its own session and keeps the rotated token, as an app does on every launch.
+actor RefreshChains: Scenario {
+    nonisolated let name = "refresh"
+    var tokens: [String]
+
+    init(tokens: [String]) {
+        self.tokens = tokens
+    }
+
+    func request(worker: Int, iteration: Int) async -> BenchRequest? {
+        BenchRequest(method: .POST, path: "/v1/auth/refresh", body: json(["refresh_token": tokens[worker]]))
+    }
+
+    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool {
+        guard status == 200,
+              let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              let next = object["refresh_token"] as? String else { return false }
+        tokens[worker] = next
+        return true
+    }
+}

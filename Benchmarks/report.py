@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Turns a benchmark run (JSON lines from lanyard-bench) into the Markdown tables of BENCHMARKS.md."""
+import json, sys
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+runs = load(sys.argv[1])
+micro = {m["name"]: m for m in load(sys.argv[2])} if len(sys.argv) > 2 else {}
+
+print("| target | db | scenario | c | req/s | p50 ms | p99 ms | p99.9 ms | ok/sent | peak RSS MB |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for r in runs:
+    rss = r.get("server_peak_rss_megabytes")
+    rss = f"{rss:.0f}" if rss is not None else "n/a"
+    print(f"| {r['target']} | {r['database']} | {r['scenario']} | {r['concurrency']} | {r['requests_per_second']:.0f} | "
+          f"{r['p50_milliseconds']:.2f} | {r['p99_milliseconds']:.2f} | {r['p999_milliseconds']:.2f} | "
+          f"{r['ok']}/{r['sent']} | {rss} |")
+
+def best(target, scenario, database=None, concurrency=None):
+    rows = [r for r in runs if r["target"] == target and r["scenario"] == scenario
+            and (database is None or r["database"] == database)
+            and (concurrency is None or r["concurrency"] == concurrency)]
+    return max(rows, key=lambda r: r["requests_per_second"]) if rows else None
+
+print("\n**Lanyard / allauth** (Lanyard at concurrency 64, allauth at its best concurrency)\n")
+print("| scenario | Lanyard SQLite req/s | Lanyard PostgreSQL req/s | allauth best req/s (c) | ratio SQLite | ratio PostgreSQL |")
+print("|---|---:|---:|---:|---:|---:|")
+for scenario in ["signin_new", "signin_existing", "me", "link", "refresh"]:
+    s, p, a = best("lanyard", scenario, "sqlite", 64), best("lanyard", scenario, "postgres", 64), best("allauth", scenario)
+    def rps(r): return f"{r['requests_per_second']:.0f}" if r else "—"
+    def ratio(r): return f"{r['requests_per_second'] / a['requests_per_second']:.0f}×" if r and a and a["requests_per_second"] else "—"
+    peer = f"{a['requests_per_second']:.0f} (c={a['concurrency']})" if a else "no equivalent"
+    print(f"| {scenario} | {rps(s)} | {rps(p)} | {peer} | {ratio(s)} | {ratio(p)} |")
+
+if micro:
+    def us(name): return micro[name]["microseconds_per_operation"] if name in micro else None
+    rs, sign, verify = us("rs256_verify (ID token)"), us("es256_sign (access token)"), us("es256_verify (access token)")
+    work = {"signin_new": rs + sign, "signin_existing": rs + sign, "refresh": sign, "me": verify, "link": verify + rs}
+    print("\n**Crypto ceiling**: signature work per request alone, on both cores (2 × 1e6 / µs), and Lanyard SQLite at c=64 as a share of it\n")
+    print("| scenario | signature work per request | ceiling req/s (2 cores) | Lanyard SQLite req/s | share |")
+    print("|---|---|---:|---:|---:|")
+    names = {"signin_new": "RS256 verify + ES256 sign", "signin_existing": "RS256 verify + ES256 sign",
+             "refresh": "ES256 sign", "me": "ES256 verify", "link": "ES256 verify + RS256 verify"}
+    for scenario, micros in work.items():
+        ceiling = 2 * 1e6 / micros
+        s = best("lanyard", scenario, "sqlite", 64)
+        share = f"{100 * s['requests_per_second'] / ceiling:.0f}%" if s else "—"
+        measured = f"{s['requests_per_second']:.0f}" if s else "—"
+        print(f"| {scenario} | {names[scenario]} ({micros:.0f} µs) | {ceiling:.0f} | {measured} | {share} |")
+    print("\n**Micro-benchmarks** (one core)\n")
+    print("| operation | ops/s | µs/op |\n|---|---:|---:|")
+    for m in micro.values():
+        print(f"| {m['name']} | {m['operations_per_second']:.0f} | {m['microseconds_per_operation']:.2f} |")

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Lanyard's benchmark suite (see BENCHMARKS.md): micro-benchmarks, then the same HTTP scenarios against
+# Lanyard (SQLite and PostgreSQL) and the django-allauth peer, on this machine, loopback only.
+#   Benchmarks/run.sh            full run (several minutes)
+#   QUICK=1 Benchmarks/run.sh    small counts, to check the harness
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT="$ROOT/Benchmarks/results"
+mkdir -p "$OUT"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+RESULTS="$OUT/run-$STAMP.jsonl"
+PEER="$ROOT/../shared/peers/allauth"
+export PEER_HOME="${PEER_HOME:-/tmp/lanyard-peer-allauth}"
+COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${PEER_COUNT:-1000}
+if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
+LANYARD_PORT=8711
+
+swift build -c release --product lanyard --product lanyard-bench
+BIN=$(swift build -c release --show-bin-path)
+
+"$PEER/setup.sh" >/dev/null
+"$PEER/stop.sh" >/dev/null 2>&1 || true
+RESET_DB=1 "$PEER/run.sh"
+eval "$(LANYARD_TEST_POSTGRES_PORT=55434 scripts/start-test-postgres)"
+LANYARD_PID=""
+cleanup() {
+  [ -n "$LANYARD_PID" ] && kill "$LANYARD_PID" 2>/dev/null || true
+  "$PEER/stop.sh" >/dev/null 2>&1 || true
+  scripts/stop-test-postgres
+}
+trap cleanup EXIT
+
+echo "== micro-benchmarks (one core)"
+"$BIN/lanyard-bench" micro --json "$OUT/micro-$STAMP.jsonl"
+
+start_lanyard() {  # $1: database URL
+  local data; data=$(mktemp -d /tmp/lanyard-bench.XXXXXX)
+  env -i PATH="$PATH" HOME="$HOME" \
+    LANYARD_PORT=$LANYARD_PORT LANYARD_DATABASE_URL="$1" LANYARD_DATA_DIR="$data" \
+    LANYARD_MASTER_KEY="$(head -c 32 /dev/urandom | base64)" \
+    LANYARD_RATE_LIMITS=off LANYARD_LOG_LEVEL=warning \
+    LANYARD_APPLE_CLIENT_IDS=com.example.app \
+    LANYARD_GOOGLE_CLIENT_IDS=example-client-id.apps.googleusercontent.com \
+    LANYARD_APPLE_JWKS_URL=http://127.0.0.1:8702/apple/auth/keys \
+    LANYARD_GOOGLE_JWKS_URL=http://127.0.0.1:8702/google/oauth2/v3/certs \
+    "$BIN/lanyard" serve >"$data/server.log" 2>&1 &
+  LANYARD_PID=$!
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$LANYARD_PORT/healthz" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "lanyard did not start"; cat "$data/server.log"; exit 1
+}
+stop_lanyard() { kill "$LANYARD_PID"; wait "$LANYARD_PID" 2>/dev/null || true; LANYARD_PID=""; }
+
+load() {  # target base database pids scenarios concurrency count
+  "$BIN/lanyard-bench" load --target "$1" --base "$2" --database "$3" --server-pids "$4" --scenarios "$5" \
+    --concurrency "$6" --count "$7" --max-seconds "$SECONDS_PER_PHASE" --keys-directory "$PEER_HOME/keys" \
+    --json "$RESULTS"
+}
+
+for database in sqlite postgres; do
+  if [ "$database" = sqlite ]; then url="sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite"; else
+    psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c "CREATE DATABASE lanyard_bench"
+    url="${LANYARD_TEST_POSTGRES_URL/\/postgres?/\/lanyard_bench?}"
+  fi
+  echo "== Lanyard on $database"
+  start_lanyard "$url"
+  load lanyard "http://127.0.0.1:$LANYARD_PORT" "$database" "$LANYARD_PID" signin_new,signin_existing,refresh,me,link 1,16,64 "$COUNT"
+  stop_lanyard
+done
+
+echo "== django-allauth (gunicorn, 2 workers)"
+load allauth http://127.0.0.1:8701 sqlite "$(cat "$PEER_HOME/run/gunicorn.pid")" signin_new,signin_existing,me,link 1,4,8,16,64 "$PEER_COUNT"
+
+python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" | tee "$OUT/report-$STAMP.md"
