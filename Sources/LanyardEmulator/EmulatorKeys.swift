@@ -43,10 +43,8 @@ public struct EmulatorKeys: Sendable {
         let stored = Stored(appleKID: keys.apple.kid, applePEM: keys.apple.privateKey.pemRepresentation,
                             googleKID: keys.google.kid, googlePEM: keys.google.privateKey.pemRepresentation)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let data = try JSONEncoder().encode(stored)
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        return keys
+        try SecretFile.writeOnce(try JSONEncoder().encode(stored), to: path)
+        // Another process may have won the race to create the file: use what is there.
+        return try loadOrCreate(directory: directory, random: random)
     }
 }

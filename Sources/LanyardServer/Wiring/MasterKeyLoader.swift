@@ -24,12 +24,13 @@ enum MasterKeyLoader {
         } catch {
             throw ConfigurationError(variable: "LANYARD_DATA_DIR", problem: "cannot create \(configuration.dataDirectory)")
         }
-        let bytes = random.bytes(32)
-        let encoded = Data(bytes).base64EncodedString() + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(encoded.utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        let encoded = Data(random.bytes(32)).base64EncodedString() + "\n"
+        do {
+            try SecretFile.writeOnce(Data(encoded.utf8), to: path)
+        } catch {
             throw ConfigurationError(variable: "LANYARD_MASTER_KEY", problem: "cannot write a generated key to \(path)")
         }
-        return try MasterKey(rawBytes: bytes)
+        // Whoever created the file first, its key is the one.
+        return try load(configuration, random: random)
     }
 }

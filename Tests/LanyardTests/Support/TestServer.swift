@@ -23,7 +23,16 @@ struct TestServer: Sendable {
     static let sharedDataDirectory: String = {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-test-keys-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Created here, once, before any server reads the file.
+        _ = try? EmulatorKeys.loadOrCreate(directory: directory)
         return directory
+    }()
+
+    static let sharedKeys: EmulatorKeys = {
+        guard let keys = try? EmulatorKeys.loadOrCreate(directory: sharedDataDirectory) else {
+            fatalError("cannot create the emulator keys for tests")
+        }
+        return keys
     }()
 
     /// Starts a server, runs `body` against it, and stops it (also when `body` throws).
@@ -33,10 +42,29 @@ struct TestServer: Sendable {
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let (url, cleanup) = try await database.makeFresh()
-        defer { Task { await cleanup() } }
+        do {
+            // A port picked as free can be taken by a parallel test before we bind it: then try another.
+            var started = false
+            for _ in 1...5 where !started {
+                started = try await startAndRun(databaseURL: url, configure: configure, body)
+            }
+            await cleanup()
+            if !started { throw TestSetupError("the test server did not start on any of 5 ports") }
+        } catch {
+            await cleanup()
+            throw error
+        }
+    }
+
+    /// - Returns: false when the server could not start (nothing of `body` ran).
+    private static func startAndRun(
+        databaseURL: String,
+        configure: (inout LanyardConfiguration) -> Void,
+        _ body: (TestServer) async throws -> Void
+    ) async throws -> Bool {
         let port = try freeLoopbackPort()
         var configuration = try LanyardConfiguration.load(environment: [
-            "LANYARD_DATABASE_URL": url,
+            "LANYARD_DATABASE_URL": databaseURL,
             "LANYARD_PORT": String(port),
             "LANYARD_DEV": "1",
             "LANYARD_RATE_LIMITS": "off",
@@ -46,30 +74,34 @@ struct TestServer: Sendable {
         configure(&configuration)
         let clock = ManualClock(Date())
         var logger = Logger(label: "lanyard.test")
-        logger.logLevel = .error
+        logger.logLevel = .critical
         let runtime = try await LanyardRuntime.start(configuration: configuration, logger: logger, clock: clock)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = runtime.application { port in startedContinuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let minter = TokenMinter(keys: try EmulatorKeys.loadOrCreate(directory: sharedDataDirectory), clock: clock)
         let server = TestServer(runtime: runtime, baseURL: LanyardRuntime.localBaseURL(configuration), clock: clock,
-                                minter: minter, dataDirectory: sharedDataDirectory)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+                                minter: TokenMinter(keys: sharedKeys, clock: clock), dataDirectory: sharedDataDirectory)
+        let outcome: Result<Bool, any Error> = await withTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                // Ends the start signal whatever happens, so a server that cannot bind never leaves us waiting.
+                try? await group.run()
+                startedContinuation.finish()
+            }
             var iterator = started.makeAsyncIterator()
-            _ = await iterator.next()
+            guard await iterator.next() != nil else { return .success(false) }
+            let result: Result<Bool, any Error>
             do {
                 try await body(server)
+                result = .success(true)
             } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                await runtime.shutdown()
-                throw error
+                result = .failure(error)
             }
             await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+            await tasks.waitForAll()
+            return result
         }
         await runtime.shutdown()
+        return try outcome.get()
     }
 
     // MARK: Provider tokens
