@@ -25,6 +25,7 @@ public struct AccessTokens: Sendable {
     let ttl: TimeInterval
     let clock: any LanyardClock
     let random: any RandomSource
+    let verified = VerifiedTokenCache()
 
     public init(keys: SigningKeyRing, issuer: String, ttl: TimeInterval, clock: any LanyardClock, random: any RandomSource) {
         self.keys = keys
@@ -50,6 +51,9 @@ public struct AccessTokens: Sendable {
 
     /// The claims of a token this server signed and that has not expired; `UNAUTHORIZED` otherwise.
     public func verify(_ token: String) async throws(LanyardError) -> AccessTokenClaims {
+        let now = clock.now().unixSeconds
+        let cacheKey = Hashing.sha256(Array(token.utf8))
+        if let claims = verified.claims(for: cacheKey, now: now) { return claims }
         guard let jws = CompactJWS(token), jws.algorithm == "ES256", let kid = jws.keyID else {
             throw .unauthorized("The access token is malformed")
         }
@@ -57,14 +61,14 @@ public struct AccessTokens: Sendable {
               ES256.isValid(signature: jws.signature, for: jws.signingInput, key: key) else {
             throw .unauthorized("The access token's signature is not valid")
         }
-        guard let payload = try? JSONEncoder().encode(jws.claims),
-              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload),
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(jws.payload)),
               claims.iss == issuer, claims.aud == Self.audience else {
             throw .unauthorized("The access token was not issued by this server")
         }
-        guard claims.exp > clock.now().unixSeconds else {
+        guard claims.exp > now else {
             throw .unauthorized("The access token has expired; refresh the session")
         }
+        verified.insert(claims, for: cacheKey, now: now)
         return claims
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 public struct CompactJWS: Sendable {
     public let header: [String: JSONValue]
     public let claims: [String: JSONValue]
+    public let payload: [UInt8]
     public let signingInput: [UInt8]
     public let signature: [UInt8]
 
@@ -24,6 +25,7 @@ public struct CompactJWS: Sendable {
         else { return nil }
         self.header = header
         self.claims = claims
+        self.payload = payloadBytes
         self.signingInput = Array("\(parts[0]).\(parts[1])".utf8)
         self.signature = signature
     }
