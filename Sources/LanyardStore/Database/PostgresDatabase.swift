@@ -24,9 +24,26 @@ public final class PostgresDatabase: Database {
             password: location.password, database: location.database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool reports every failed connection attempt at info level; keep only real problems.
+        var backgroundLogger = logger
+        backgroundLogger.logLevel = max(logger.logLevel, .error)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
         let database = PostgresDatabase(client: client, logger: logger)
-        try await database.ping()
+        // The pool retries unreachable servers forever; start-up should fail with a clear message instead.
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await database.ping() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    throw StoreError.unavailable("no answer from \(location.host):\(location.port) within 10 s")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            await database.close()
+            throw error
+        }
         return database
     }
 

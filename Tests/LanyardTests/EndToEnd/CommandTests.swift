@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+/// The `lanyard` command as an operator runs it: a separate process, real signals.
+@Suite struct CommandTests {
+    /// The `lanyard` executable built beside this test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lanyard")
+    }
+
+    static func launch(_ arguments: [String], environment: [String: String]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return (process, output, errors)
+    }
+
+    static func waitForExit(_ process: Process, seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return !process.isRunning
+    }
+
+    @Test(arguments: [
+        ("LANYARD_PORT", "eighty"),
+        ("LANYARD_DATABASE_URL", "postgres://u:p@127.0.0.1:1/db"),  // unreachable
+        ("LANYARD_MASTER_KEY", "c2hvcnQ="),
+        ("LANYARD_REFRESH_TOKEN_TTL", "30 days"),
+    ])
+    func aBadSettingStopsStartUpWithOneLineNamingIt(variable: String, value: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
+        var environment = ["LANYARD_DATA_DIR": directory, "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite",
+                           "LANYARD_MASTER_KEY": Data(repeating: 3, count: 32).base64EncodedString()]
+        environment[variable] = value
+        let (process, _, errors) = try Self.launch(["serve"], environment: environment)
+        #expect(await Self.waitForExit(process, seconds: 20))
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1)
+        let lines = message.split(separator: "\n")
+        #expect(lines.count == 1, "\(message)")
+        #expect(lines.first?.hasPrefix("lanyard: \(variable)") == true, "\(message)")
+    }
+
+    @Test func theServerStopsGracefullyOnSIGTERM() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
+        let port = try freeLoopbackPort()
+        let (process, _, _) = try Self.launch(["dev"], environment: [
+            "LANYARD_PORT": String(port), "LANYARD_DATA_DIR": directory,
+            "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite", "LANYARD_LOG_LEVEL": "error",
+        ])
+        var healthy = false
+        for _ in 0..<200 where !healthy {
+            try await Task.sleep(for: .milliseconds(50))
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
+            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok {
+                healthy = true
+            }
+        }
+        #expect(healthy)
+        // The generated master key is private to its owner.
+        let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/master.key")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        process.terminate()  // SIGTERM
+        #expect(await Self.waitForExit(process, seconds: 10))
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}
