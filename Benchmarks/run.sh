@@ -16,7 +16,8 @@ COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${
 if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
 LANYARD_PORT=8711
 
-swift build -c release --product lanyard --product lanyard-bench
+swift build -c release --product lanyard
+swift build -c release --product lanyard-bench
 BIN=$(swift build -c release --show-bin-path)
 
 "$PEER/setup.sh" >/dev/null

@@ -20,8 +20,8 @@ public struct CompactJWS: Sendable {
               let headerBytes = Base64URL.decode(parts[0]),
               let payloadBytes = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode([String: JSONValue].self, from: Data(headerBytes)),
-              let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadBytes))
+              let header = JSONValue.parseObject(headerBytes),
+              let claims = JSONValue.parseObject(payloadBytes)
         else { return nil }
         self.header = header
         self.claims = claims
