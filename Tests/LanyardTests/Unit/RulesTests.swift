@@ -206,3 +206,22 @@ import LanyardSupport
         #expect(JSONValue.parseObject(Array("{".utf8)) == nil)
     }
 }
+
+@Suite struct Base64URLTests {
+    @Test func roundTripsEveryLengthAgainstFoundation() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(encoded == foundation)
+            #expect(Base64URL.decode(encoded) == bytes)
+        }
+    }
+
+    @Test(arguments: ["a", "ab=", "a+b/", "ab cd", "é", "AB"])
+    func refusesWhatIsNotCanonicalBase64URL(text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+}
