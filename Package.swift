@@ -21,10 +21,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
+        // The system SQLite (Debian's libsqlite3-dev), bound directly: statements are prepared once and run in place.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Configuration, clock, JOSE primitives: what every other module shares.
         .target(
             name: "LanyardSupport",
@@ -49,8 +50,8 @@ let package = Package(
             name: "LanyardStore",
             dependencies: [
                 "LanyardSupport",
+                "CSQLite",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

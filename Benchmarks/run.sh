@@ -61,7 +61,7 @@ load() {  # target base database pids scenarios concurrency count
 for database in sqlite postgres; do
   if [ "$database" = sqlite ]; then url="sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite"; else
     psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c "CREATE DATABASE lanyard_bench"
-    url="${LANYARD_TEST_POSTGRES_URL/\/postgres?/\/lanyard_bench?}"
+    url="${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}"
   fi
   echo "== Lanyard on $database"
   start_lanyard "$url"

@@ -1,58 +1,71 @@
+import CSQLite
 import Foundation
 import LanyardSupport
 import Logging
-import NIOCore
-import SQLiteNIO
 
-/// The embedded default. One connection, used by one transaction at a time (SQLite has a single writer);
-/// WAL journaling keeps the file readable by other processes meanwhile.
+/// The embedded default, on the system SQLite. One writer connection, used by one transaction at a time
+/// (SQLite has a single writer), and, for files, a few reader connections that WAL journaling lets read
+/// alongside it. Statements are prepared once per connection and run in place: a statement takes
+/// microseconds, far less than handing it to another thread would.
 public final class SQLiteDatabase: Database {
     public let dialect = SQLDialect.sqlite
-    private let connection: SQLiteConnection
-    private let lock = AsyncLock()
+    private let writer: Connection
+    private let writerLock = AsyncLock()
+    private let readers: ReaderPool?
 
-    public static func open(path: String?, logger: Logger) async throws -> SQLiteDatabase {
-        let storage: SQLiteConnection.Storage
+    public static func open(path: String?, readerCount: Int = 4, logger: Logger) async throws -> SQLiteDatabase {
         if let path {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            storage = .file(path: path)
-        } else {
-            storage = .memory
         }
-        let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
-        let database = SQLiteDatabase(connection: connection)
-        let handle = Handle(connection: connection)
+        let writer = try Connection(path: path ?? ":memory:", readOnly: false)
         if path != nil {
-            try await handle.query("PRAGMA journal_mode = WAL", [])
-            try await handle.query("PRAGMA synchronous = NORMAL", [])
+            try writer.execute("PRAGMA journal_mode = WAL")
+            try writer.execute("PRAGMA synchronous = NORMAL")
         }
-        try await handle.query("PRAGMA foreign_keys = ON", [])
-        return database
+        try writer.execute("PRAGMA foreign_keys = ON")
+        var readers: ReaderPool?
+        if let path {
+            // An in-memory database exists only in its one connection; files get readers of their own.
+            readers = ReaderPool(connections: try (0..<readerCount).map { _ in try Connection(path: path, readOnly: true) })
+        }
+        return SQLiteDatabase(writer: writer, readers: readers)
     }
 
-    private init(connection: SQLiteConnection) {
-        self.connection = connection
+    private init(writer: Connection, readers: ReaderPool?) {
+        self.writer = writer
+        self.readers = readers
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let handle = Handle(connection: connection)
-        return try await lock.withLock {
-            try await handle.query("BEGIN IMMEDIATE", [])
+        let writer = self.writer
+        return try await writerLock.withLock {
+            try writer.execute("BEGIN IMMEDIATE")
             do {
-                let result = try await body(handle)
-                try await handle.query("COMMIT", [])
+                let result = try await body(writer)
+                try writer.execute("COMMIT")
                 return result
             } catch {
-                _ = try? await handle.query("ROLLBACK", [])
+                try? writer.execute("ROLLBACK")
                 throw error
             }
         }
     }
 
     public func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let handle = Handle(connection: connection)
-        return try await lock.withLock { try await body(handle) }
+        guard let readers else {
+            let writer = self.writer
+            return try await writerLock.withLock { try await body(writer) }
+        }
+        let connection = await readers.acquire()
+        do {
+            let result = try await body(connection)
+            await readers.release(connection)
+            return result
+        } catch {
+            await readers.release(connection)
+            throw error
+        }
     }
 
     public func ping() async throws {
@@ -60,61 +73,158 @@ public final class SQLiteDatabase: Database {
     }
 
     public func close() async {
-        try? await connection.close()
+        await writerLock.withLock { writer.close() }
+        await readers?.closeAll()
     }
 
-    struct Handle: DatabaseConnection {
-        let connection: SQLiteConnection
+    /// One SQLite connection with its statement cache. Not thread-safe by itself: the database hands it to one
+    /// task at a time (the writer lock, the reader pool).
+    final class Connection: DatabaseConnection, @unchecked Sendable {
         var dialect: SQLDialect { .sqlite }
+        private var handle: OpaquePointer?
+        private var statements: [String: OpaquePointer] = [:]
+
+        init(path: String, readOnly: Bool) throws {
+            let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+            let status = sqlite3_open_v2(path, &handle, flags, nil)
+            guard status == SQLITE_OK else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(status)"
+                sqlite3_close(handle)
+                throw StoreError.unavailable("cannot open SQLite database at \(path): \(message)")
+            }
+            // Another process (a `lanyard` command) may hold the write lock for a moment.
+            sqlite3_busy_timeout(handle, 5000)
+        }
+
+        deinit { close() }
+
+        func close() {
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements = [:]
+            if let handle { sqlite3_close(handle) }
+            handle = nil
+        }
+
+        func execute(_ sql: String) throws {
+            guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error() }
+        }
 
         @discardableResult
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            let sqliteBinds = binds.map { value -> SQLiteData in
-                switch value {
-                case .null: .null
-                case .integer(let number): .integer(SQLiteInt64(number))
-                case .text(let text): .text(text)
-                case .blob(let bytes): .blob(ByteBuffer(bytes: bytes))
-                }
+            try run(sql, binds)
+        }
+
+        func run(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+            let statement = try prepared(sql)
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
             }
-            do {
-                let rows = try await connection.query(Self.sqlitePlaceholders(sql), sqliteBinds)
-                return rows.map { row in
-                    var values: [String: SQLValue] = [:]
-                    for column in row.columns {
-                        values[column.name] = switch column.data {
-                        case .null: .null
-                        case .integer(let number): .integer(Int64(number))
-                        case .float(let number): .integer(Int64(number))
-                        case .text(let text): .text(text)
-                        case .blob(let buffer): .blob(Array(buffer.readableBytesView))
-                        }
+            for (index, value) in binds.enumerated() {
+                let position = Int32(index + 1)
+                let status: Int32 = switch value {
+                case .null: sqlite3_bind_null(statement, position)
+                case .integer(let number): sqlite3_bind_int64(statement, position, number)
+                case .text(let text): sqlite3_bind_text(statement, position, text, -1, lanyard_sqlite_transient())
+                case .blob(let bytes): bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), lanyard_sqlite_transient())
+                }
+                }
+                guard status == SQLITE_OK else { throw error() }
+            }
+            var rows: [SQLRow] = []
+            let columnCount = sqlite3_column_count(statement)
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { throw error(status) }
+                var values: [String: SQLValue] = [:]
+                values.reserveCapacity(Int(columnCount))
+                for column in 0..<columnCount {
+                    let name = String(cString: sqlite3_column_name(statement, column))
+                    values[name] = switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_FLOAT: .integer(Int64(sqlite3_column_double(statement, column)))
+                    case SQLITE_TEXT: .text(String(cString: sqlite3_column_text(statement, column)))
+                    case SQLITE_BLOB: .blob(Array(UnsafeRawBufferPointer(
+                        start: sqlite3_column_blob(statement, column), count: Int(sqlite3_column_bytes(statement, column)))))
+                    default: .null
                     }
-                    return SQLRow(values: values)
                 }
-            } catch let error as SQLiteError {
-                switch error.reason {
-                case .constraintUniqueFailed, .constraintPrimaryKeyFailed: throw StoreError.uniqueViolation
-                case .busy, .locked: throw StoreError.serializationFailure
-                default: throw error
-                }
+                rows.append(SQLRow(values: values))
+            }
+            return rows
+        }
+
+        private func prepared(_ sql: String) throws -> OpaquePointer {
+            if let statement = statements[sql] { return statement }
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v3(handle, Self.sqlitePlaceholders(sql), -1, UInt32(SQLITE_PREPARE_PERSISTENT),
+                                     &statement, nil) == SQLITE_OK, let statement else { throw error() }
+            statements[sql] = statement
+            return statement
+        }
+
+        private func error(_ status: Int32? = nil) -> any Error {
+            // Extended codes are C macro expressions Swift cannot import: SQLITE_CONSTRAINT_UNIQUE is
+            // SQLITE_CONSTRAINT | 8 << 8, SQLITE_CONSTRAINT_PRIMARYKEY is SQLITE_CONSTRAINT | 6 << 8.
+            let code = status ?? sqlite3_extended_errcode(handle)
+            switch code {
+            case SQLITE_CONSTRAINT | 8 << 8, SQLITE_CONSTRAINT | 6 << 8: return StoreError.uniqueViolation
+            case _ where code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED: return StoreError.serializationFailure
+            default: return SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
             }
         }
 
         /// `$1` → `?1`: SQLite's numbered placeholders bind by the same numbers PostgreSQL uses.
         static func sqlitePlaceholders(_ sql: String) -> String {
-            var output = ""
+            var output = [UInt8]()
             output.reserveCapacity(sql.utf8.count)
-            var previous: Character = " "
-            for character in sql {
-                if previous == "$", character.isNumber {
-                    output.removeLast()
-                    output.append("?")
+            var previous: UInt8 = 0
+            for byte in sql.utf8 {
+                if previous == UInt8(ascii: "$"), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    output[output.count - 1] = UInt8(ascii: "?")
                 }
-                output.append(character)
-                previous = character
+                output.append(byte)
+                previous = byte
             }
-            return output
+            return String(decoding: output, as: UTF8.self)
         }
     }
+
+    /// Reader connections handed out one task at a time.
+    actor ReaderPool {
+        private var idle: [Connection]
+        private var waiters: [CheckedContinuation<Connection, Never>] = []
+
+        init(connections: [Connection]) {
+            self.idle = connections
+        }
+
+        func acquire() async -> Connection {
+            if let connection = idle.popLast() { return connection }
+            return await withCheckedContinuation { waiters.append($0) }
+        }
+
+        func release(_ connection: Connection) {
+            if waiters.isEmpty {
+                idle.append(connection)
+            } else {
+                waiters.removeFirst().resume(returning: connection)
+            }
+        }
+
+        func closeAll() {
+            for connection in idle { connection.close() }
+            idle = []
+        }
+    }
+}
+
+/// An SQLite failure the domain does not distinguish.
+public struct SQLiteError: Error, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public var description: String { "SQLite error \(code): \(message)" }
 }
