@@ -11,7 +11,9 @@ public struct IdentityView: Encodable, Sendable, Equatable {
     public var lastSignInAt: Date?
 
     enum CodingKeys: String, CodingKey {
-        case provider, email, emailVerified, isPrivateEmail, linkedAt, lastSignInAt
+        case provider, email
+        case emailVerified = "email_verified", isPrivateEmail = "is_private_email"
+        case linkedAt = "linked_at", lastSignInAt = "last_sign_in_at"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,7 +53,8 @@ public struct UserView: Encodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, createdAt, isAnonymous, displayName, email, identities
+        case id, email, identities
+        case createdAt = "created_at", isAnonymous = "is_anonymous", displayName = "display_name"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -76,7 +79,7 @@ public struct UserView: Encodable, Sendable, Equatable {
 public struct MeResponse: Encodable, Sendable {
     public var user: UserView
 
-    enum CodingKeys: String, CodingKey { case linkedProviders }
+    enum CodingKeys: String, CodingKey { case linkedProviders = "linked_providers" }
 
     public func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)
@@ -114,7 +117,10 @@ public struct SessionResponse: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken, tokenType, expiresIn, refreshToken, user, linkedProviders, isNewUser, mergedFrom
+        case user
+        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+        case refreshToken = "refresh_token", linkedProviders = "linked_providers", isNewUser = "is_new_user"
+        case mergedFrom = "merged_from"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -135,4 +141,9 @@ public struct LinkResponse: Encodable, Sendable {
     public var linkedProviders: [String]
     public var message: String
     public var user: UserView?
+
+    enum CodingKeys: String, CodingKey {
+        case message, user
+        case linkedProviders = "linked_providers"
+    }
 }

@@ -20,7 +20,7 @@ public struct RecordView: Encodable, Sendable {
         data = row.data.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
     }
 
-    enum CodingKeys: String, CodingKey { case id, collection, version, updatedAt, deleted, data }
+    enum CodingKeys: String, CodingKey { case id, collection, version, updatedAt = "updated_at", deleted, data }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -37,6 +37,11 @@ public struct ChangesPage: Encodable, Sendable {
     public var records: [RecordView]
     public var nextCursor: String?
     public var hasMore: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case records
+        case nextCursor = "next_cursor", hasMore = "has_more"
+    }
 }
 
 /// Per-user data for cross-device sync: JSON records in named collections, with versions for optimistic

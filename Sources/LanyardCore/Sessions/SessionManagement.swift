@@ -15,7 +15,9 @@ public struct SessionView: Encodable, Sendable {
     public var current: Bool
 
     enum CodingKeys: String, CodingKey {
-        case id, createdAt, lastRefreshedAt, expiresAt, authTime, method, clientIp, userAgent, current
+        case id, method, current
+        case createdAt = "created_at", lastRefreshedAt = "last_refreshed_at", expiresAt = "expires_at"
+        case authTime = "auth_time", clientIp = "client_ip", userAgent = "user_agent"
     }
 
     public func encode(to encoder: any Encoder) throws {

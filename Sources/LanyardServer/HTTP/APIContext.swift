@@ -23,7 +23,12 @@ struct APIContext: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
             throw LanyardError.unauthorized("The Authorization header must be 'Bearer <access token>'")
         }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        // Byte-level trim: Foundation's trimmingCharacters bridges a 600-byte token through NSString.
+        let bytes = Array(parts[1].utf8)
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// The authenticated caller; `UNAUTHORIZED` without a valid bearer of an active session.

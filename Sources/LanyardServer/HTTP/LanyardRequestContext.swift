@@ -14,7 +14,7 @@ public struct LanyardRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.peerAddress = source.channel.remoteAddress?.ipAddress
-        self.requestID = SystemRandomSource().hexString(byteCount: 12)
+        self.requestID = RequestIDs.next()
         self.logger[metadataKey: "request_id"] = .string(requestID)
     }
 

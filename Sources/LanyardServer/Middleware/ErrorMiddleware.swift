@@ -45,6 +45,11 @@ struct ErrorMiddleware: RouterMiddleware {
             let message: String
             let details: [String: JSONValue]
             let requestId: String
+
+            enum CodingKeys: String, CodingKey {
+                case code, message, details
+                case requestId = "request_id"
+            }
         }
         let error: Body
     }

@@ -31,6 +31,17 @@ struct OpenIDConfiguration: Encodable {
     let claimsSupported = ["iss", "sub", "aud", "exp", "iat", "jti", "sid", "auth_time", "amr", "is_anonymous", "role"]
     let signinEndpoints: [String: String]
 
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case jwksUri = "jwks_uri", tokenEndpoint = "token_endpoint", userinfoEndpoint = "userinfo_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case subjectTypesSupported = "subject_types_supported", responseTypesSupported = "response_types_supported"
+        case grantTypesSupported = "grant_types_supported", claimsSupported = "claims_supported"
+        case signinEndpoints = "signin_endpoints"
+    }
+
     init(issuer: String) {
         self.issuer = issuer
         jwksUri = issuer + "/.well-known/jwks.json"

@@ -225,3 +225,12 @@ import LanyardSupport
         #expect(Base64URL.decode(text) == nil)
     }
 }
+
+@Suite struct TimestampTests {
+    @Test func handWrittenTimestampsMatchFoundation() {
+        for seconds in [0.0, 1_689_543_600.123, 1_795_282_184.961, 4_102_444_799.999, 951_782_400.5] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(Timestamps.format(date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+    }
+}
