@@ -35,7 +35,8 @@ enum JSONResponse {
 /// timestamp of every response, and the general formatters cost microseconds each.
 enum Timestamps {
     static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Nearest, not down: stored times are whole milliseconds, and x.961 s can come back as x.96099… s.
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(milliseconds.floorDivided(by: 1000))
         var parts = tm()
         gmtime_r(&seconds, &parts)

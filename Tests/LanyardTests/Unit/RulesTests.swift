@@ -227,10 +227,14 @@ import LanyardSupport
 }
 
 @Suite struct TimestampTests {
-    @Test func handWrittenTimestampsMatchFoundation() {
-        for seconds in [0.0, 1_689_543_600.123, 1_795_282_184.961, 4_102_444_799.999, 951_782_400.5] {
-            let date = Date(timeIntervalSince1970: seconds)
-            #expect(Timestamps.format(date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00.000Z"),
+        (1_795_282_184_961, "2026-11-21T17:29:44.961Z"),
+        (951_782_400_500, "2000-02-29T00:00:00.500Z"),
+        (4_102_444_799_999, "2099-12-31T23:59:59.999Z"),
+        (1_689_543_600_123, "2023-07-16T21:40:00.123Z"),
+    ])
+    func storedMillisecondsPrintExactly(milliseconds: Int64, expected: String) {
+        #expect(Timestamps.format(Date(unixMilliseconds: milliseconds)) == expected)
     }
 }
