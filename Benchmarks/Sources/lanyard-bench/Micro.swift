@@ -71,13 +71,7 @@ struct Micro: AsyncParsableCommand {
             identities: [IdentityRecord(id: "i", userID: "u", provider: "apple", providerUserID: "001", email: "ada@example.com",
                                         emailVerified: true, isPrivateEmail: false, linkedAt: now, lastSignInAt: now)])
         let response = SessionResponse(accessToken: accessToken, refreshToken: refreshToken, expiresIn: 900, user: user, isNewUser: false)
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        try measure("session_response_json_encode") { _ = try encoder.encode(response) }
+        measure("session_response_json_write") { _ = JSONWriter.write(response) }
 
         if let json {
             let encoder = JSONEncoder()

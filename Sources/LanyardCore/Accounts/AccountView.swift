@@ -1,8 +1,9 @@
 import Foundation
 import LanyardStore
+import LanyardSupport
 
 /// An identity as the API shows it (DESIGN section 3, `User.identities`).
-public struct IdentityView: Encodable, Sendable, Equatable {
+public struct IdentityView: JSONWritable, Sendable, Equatable {
     public var provider: String
     public var email: String?
     public var emailVerified: Bool
@@ -10,25 +11,20 @@ public struct IdentityView: Encodable, Sendable, Equatable {
     public var linkedAt: Date
     public var lastSignInAt: Date?
 
-    enum CodingKeys: String, CodingKey {
-        case provider, email
-        case emailVerified = "email_verified", isPrivateEmail = "is_private_email"
-        case linkedAt = "linked_at", lastSignInAt = "last_sign_in_at"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(provider, forKey: .provider)
-        try container.encode(email, forKey: .email)
-        try container.encode(emailVerified, forKey: .emailVerified)
-        try container.encode(isPrivateEmail, forKey: .isPrivateEmail)
-        try container.encode(linkedAt, forKey: .linkedAt)
-        try container.encode(lastSignInAt, forKey: .lastSignInAt)
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("provider"); json.string(provider)
+            json.key("email"); json.string(email)
+            json.key("email_verified"); json.bool(emailVerified)
+            json.key("is_private_email"); json.bool(isPrivateEmail)
+            json.key("linked_at"); json.date(linkedAt)
+            json.key("last_sign_in_at"); json.date(lastSignInAt)
+        }
     }
 }
 
 /// The account as the API shows it: DESIGN's `User`, plus `linked_providers`.
-public struct UserView: Encodable, Sendable, Equatable {
+public struct UserView: JSONWritable, Sendable, Equatable {
     public var id: String
     public var createdAt: Date
     public var isAnonymous: Bool
@@ -52,19 +48,18 @@ public struct UserView: Encodable, Sendable, Equatable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, email, identities
-        case createdAt = "created_at", isAnonymous = "is_anonymous", displayName = "display_name"
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in writeMembers(to: &json) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(isAnonymous, forKey: .isAnonymous)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(email, forKey: .email)
-        try container.encode(identities, forKey: .identities)
+    /// The members without the braces, so `GET /v1/users/me` can add `linked_providers` beside them.
+    func writeMembers(to json: inout JSONWriter) {
+        json.key("id"); json.string(id)
+        json.key("created_at"); json.date(createdAt)
+        json.key("is_anonymous"); json.bool(isAnonymous)
+        json.key("display_name"); json.string(displayName)
+        json.key("email"); json.string(email)
+        json.key("identities"); json.array(identities) { $0.value($1) }
     }
 
     static func load(userID: String, connection: any DatabaseConnection) async throws -> UserView {
@@ -76,20 +71,19 @@ public struct UserView: Encodable, Sendable, Equatable {
 }
 
 /// `GET /v1/users/me`: the `User` with `linked_providers` beside its fields.
-public struct MeResponse: Encodable, Sendable {
+public struct MeResponse: JSONWritable, Sendable {
     public var user: UserView
 
-    enum CodingKeys: String, CodingKey { case linkedProviders = "linked_providers" }
-
-    public func encode(to encoder: any Encoder) throws {
-        try user.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(user.linkedProviders, forKey: .linkedProviders)
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            user.writeMembers(to: &json)
+            json.key("linked_providers"); json.strings(user.linkedProviders)
+        }
     }
 }
 
 /// The session response of sign-in, anonymous, refresh and reauthenticate (DESIGN section 3).
-public struct SessionResponse: Encodable, Sendable {
+public struct SessionResponse: JSONWritable, Sendable {
     public var accessToken: String
     public var tokenType = "Bearer"
     public var expiresIn: Int
@@ -116,34 +110,33 @@ public struct SessionResponse: Encodable, Sendable {
         self.mergedFrom = mergedFrom
     }
 
-    enum CodingKeys: String, CodingKey {
-        case user
-        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
-        case refreshToken = "refresh_token", linkedProviders = "linked_providers", isNewUser = "is_new_user"
-        case mergedFrom = "merged_from"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(accessToken, forKey: .accessToken)
-        try container.encode(tokenType, forKey: .tokenType)
-        try container.encode(expiresIn, forKey: .expiresIn)
-        try container.encode(refreshToken, forKey: .refreshToken)
-        try container.encode(user, forKey: .user)
-        try container.encode(user.linkedProviders, forKey: .linkedProviders)
-        try container.encode(isNewUser, forKey: .isNewUser)
-        try container.encode(mergedFrom, forKey: .mergedFrom)
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("access_token"); json.string(accessToken)
+            json.key("token_type"); json.string(tokenType)
+            json.key("expires_in"); json.integer(Int64(expiresIn))
+            json.key("refresh_token"); json.string(refreshToken)
+            json.key("user"); json.value(user)
+            json.key("linked_providers"); json.strings(user.linkedProviders)
+            json.key("is_new_user"); json.bool(isNewUser)
+            json.key("merged_from"); json.string(mergedFrom)
+        }
     }
 }
 
 /// `POST /v1/auth/link/{provider}` and `DELETE …` answers.
-public struct LinkResponse: Encodable, Sendable {
+public struct LinkResponse: JSONWritable, Sendable {
     public var linkedProviders: [String]
     public var message: String
     public var user: UserView?
 
-    enum CodingKeys: String, CodingKey {
-        case message, user
-        case linkedProviders = "linked_providers"
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("linked_providers"); json.strings(linkedProviders)
+            json.key("message"); json.string(message)
+            if let user {
+                json.key("user"); json.value(user)
+            }
+        }
     }
 }
