@@ -63,10 +63,10 @@ public struct UserView: JSONWritable, Sendable, Equatable {
     }
 
     static func load(userID: String, connection: any DatabaseConnection) async throws -> UserView {
-        guard let user = try await UserStore(connection).find(id: userID) else {
+        guard let (user, identities) = try await UserStore(connection).findWithIdentities(id: userID) else {
             throw LanyardError.unauthorized("This account no longer exists")
         }
-        return UserView(user: user, identities: try await IdentityStore(connection).list(userID: userID))
+        return UserView(user: user, identities: identities)
     }
 }
 

@@ -33,19 +33,18 @@ public struct Authenticator: Sendable {
         let claims = try await dependencies.accessTokens.verify(token)
         let now = dependencies.clock.now()
         let found = try await dependencies.database.read { connection in
-            let session = try await SessionStore(connection).find(id: claims.sid)
-            let user = try await UserStore(connection).find(id: claims.sub)
-            return (session, user)
+            try await SessionStore(connection).findWithOwner(id: claims.sid)
         }
-        guard let session = found.0, let user = found.1, session.userID == user.id else {
+        guard let found, found.session.userID == claims.sub else {
             throw LanyardError.unauthorized("This session has ended")
         }
-        if let mergedInto = user.mergedInto {
-            return Caller(userID: user.id, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
+        let session = found.session
+        if let mergedInto = found.ownerMergedInto {
+            return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
                           mergedInto: mergedInto)
         }
         guard session.isActive(at: now) else { throw LanyardError.unauthorized("This session has ended") }
-        return Caller(userID: user.id, sessionID: session.id, isAnonymous: user.isAnonymous,
+        return Caller(userID: session.userID, sessionID: session.id, isAnonymous: found.ownerIsAnonymous,
                       authTime: session.authTime, mergedInto: nil)
     }
 

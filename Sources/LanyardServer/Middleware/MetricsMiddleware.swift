@@ -5,6 +5,8 @@ import Synchronization
 /// Prometheus metrics for `/metrics`: request counts and latencies per route, sign-in outcomes.
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// Collectors by label set: the registry builds and sorts label strings on every lookup.
+    private let requests = Mutex<[String: (Counter, DurationHistogram)]>([:])
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
@@ -12,13 +14,22 @@ public final class ServerMetrics: Sendable {
     public init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        let labels = [("method", method), ("route", route), ("status", String(status))]
-        registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
-                                               helpText: "HTTP requests by route and status"), labels: labels).increment()
-        registry.makeDurationHistogram(
-            descriptor: .init(namespace: "lanyard", metricName: "http_request_duration", unitName: "seconds",
-                              helpText: "HTTP request latency by route"),
-            labels: [("method", method), ("route", route)], buckets: Self.buckets).record(duration)
+        let key = "\(method) \(route) \(status)"
+        let (counter, histogram) = requests.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = (
+                registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
+                                                       helpText: "HTTP requests by route and status"),
+                                     labels: [("method", method), ("route", route), ("status", String(status))]),
+                registry.makeDurationHistogram(
+                    descriptor: .init(namespace: "lanyard", metricName: "http_request_duration", unitName: "seconds",
+                                      helpText: "HTTP request latency by route"),
+                    labels: [("method", method), ("route", route)], buckets: Self.buckets))
+            cache[key] = made
+            return made
+        }
+        counter.increment()
+        histogram.record(duration)
     }
 
     /// `outcome` is `success` or an error code such as `INVALID_PROVIDER_TOKEN`.

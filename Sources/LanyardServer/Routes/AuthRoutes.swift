@@ -29,7 +29,7 @@ struct AuthRoutes {
             let response = try await SignIn(api.dependencies).signIn(provider: provider, request: body, guest: guest,
                                                                      client: api.client(request, context))
             api.metrics.recordSignIn(provider: provider.rawValue, outcome: "success")
-            return try JSONResponse.make(response)
+            return JSONResponse.make(response)
         } catch let error as LanyardError {
             api.metrics.recordSignIn(provider: providerName == "apple" || providerName == "google" ? providerName : "other",
                                      outcome: error.code.rawValue)
@@ -39,12 +39,12 @@ struct AuthRoutes {
 
     @Sendable func anonymous(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         _ = try await JSONBody.decode(EmptyBody.self, from: request)
-        return try JSONResponse.make(try await AnonymousAccounts(api.dependencies).create(client: api.client(request, context)))
+        return JSONResponse.make(try await AnonymousAccounts(api.dependencies).create(client: api.client(request, context)))
     }
 
     @Sendable func refresh(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(RefreshBody.self, from: request)
-        return try JSONResponse.make(try await Refresh(api.dependencies).refresh(
+        return JSONResponse.make(try await Refresh(api.dependencies).refresh(
             token: body.refreshToken, client: api.client(request, context)))
     }
 
@@ -59,7 +59,7 @@ struct AuthRoutes {
         let caller = try await api.caller(request)
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
-        return try JSONResponse.make(try await Linking(api.dependencies).link(
+        return JSONResponse.make(try await Linking(api.dependencies).link(
             provider: provider, idToken: try body.validatedToken(), nonce: try body.validatedNonce(), caller: caller,
             client: api.client(request, context)))
     }
@@ -67,7 +67,7 @@ struct AuthRoutes {
     @Sendable func unlink(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try await api.caller(request)
         let provider = try api.provider(context)
-        return try JSONResponse.make(try await Linking(api.dependencies).unlink(
+        return JSONResponse.make(try await Linking(api.dependencies).unlink(
             provider: provider, caller: caller, client: api.client(request, context)))
     }
 
@@ -75,7 +75,7 @@ struct AuthRoutes {
         let caller = try await api.caller(request)
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
-        return try JSONResponse.make(try await Reauthentication(api.dependencies).reauthenticate(
+        return JSONResponse.make(try await Reauthentication(api.dependencies).reauthenticate(
             provider: provider, idToken: try body.validatedToken(), nonce: try body.validatedNonce(), caller: caller,
             client: api.client(request, context)))
     }

@@ -15,7 +15,7 @@ struct UserRoutes {
 
     @Sendable func me(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try await api.caller(request)
-        return try JSONResponse.make(try await Profile(api.dependencies).me(caller))
+        return JSONResponse.make(try await Profile(api.dependencies).me(caller))
     }
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -24,7 +24,7 @@ struct UserRoutes {
         guard body.hasDisplayName else {
             throw LanyardError.invalidRequest(field: "display_name", "display_name is required")
         }
-        return try JSONResponse.make(try await Profile(api.dependencies).setDisplayName(body.displayName, caller: caller))
+        return JSONResponse.make(try await Profile(api.dependencies).setDisplayName(body.displayName, caller: caller))
     }
 
     @Sendable func deleteMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -51,14 +51,40 @@ public struct UserStore: Sendable {
         try await connection.first("SELECT * FROM users WHERE id = $1", [.text(id)]).map(UserRecord.init(row:))
     }
 
+    /// The account and its identities (oldest link first) in one query: this runs on most requests.
+    public func findWithIdentities(id: String) async throws -> (UserRecord, [IdentityRecord])? {
+        let rows = try await connection.query("""
+            SELECT u.*, i.id AS identity_id, i.provider AS identity_provider,
+                   i.provider_user_id AS identity_provider_user_id, i.email AS identity_email,
+                   i.email_verified AS identity_email_verified, i.is_private_email AS identity_is_private_email,
+                   i.linked_at AS identity_linked_at, i.last_sign_in_at AS identity_last_sign_in_at
+            FROM users u LEFT JOIN identities i ON i.user_id = u.id
+            WHERE u.id = $1 ORDER BY i.link_position
+            """, [.text(id)])
+        guard let first = rows.first else { return nil }
+        let identities = try rows.compactMap { row -> IdentityRecord? in
+            guard let identityID = try row.optionalString("identity_id") else { return nil }
+            return IdentityRecord(
+                id: identityID, userID: id, provider: try row.string("identity_provider"),
+                providerUserID: try row.string("identity_provider_user_id"), email: try row.optionalString("identity_email"),
+                emailVerified: try row.bool("identity_email_verified"),
+                isPrivateEmail: try row.bool("identity_is_private_email"), linkedAt: try row.date("identity_linked_at"),
+                lastSignInAt: try row.optionalDate("identity_last_sign_in_at"))
+        }
+        return (try UserRecord(row: first), identities)
+    }
+
     /// Reads the account and locks it until the transaction ends (merges and deletions of one account queue up).
     public func findForUpdate(id: String) async throws -> UserRecord? {
         try await connection.first("SELECT * FROM users WHERE id = $1\(connection.dialect.forUpdate)", [.text(id)])
             .map(UserRecord.init(row:))
     }
 
+    /// Records activity, at most once a minute per account: idleness is counted in days, and a write per
+    /// request would serialize every request of one account on its row.
     public func markActive(id: String, at date: Date) async throws {
-        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1", [.text(id), .date(date)])
+        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at < $3",
+                                   [.text(id), .date(date), .date(date.addingTimeInterval(-60))])
     }
 
     public func setDisplayName(id: String, to name: String?, at date: Date) async throws {

@@ -66,6 +66,15 @@ public struct SessionStore: Sendable {
         try await connection.first("SELECT * FROM sessions WHERE id = $1", [.text(id)]).map(SessionRecord.init(row:))
     }
 
+    /// The session with what every authenticated request needs of its account, in one query.
+    public func findWithOwner(id: String) async throws -> (session: SessionRecord, ownerIsAnonymous: Bool, ownerMergedInto: String?)? {
+        guard let row = try await connection.first("""
+            SELECT s.*, u.is_anonymous AS owner_is_anonymous, u.merged_into AS owner_merged_into
+            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1
+            """, [.text(id)]) else { return nil }
+        return (try SessionRecord(row: row), try row.bool("owner_is_anonymous"), try row.optionalString("owner_merged_into"))
+    }
+
     /// The account's sessions that are neither revoked nor expired, newest first.
     public func listActive(userID: String, at date: Date) async throws -> [SessionRecord] {
         try await connection.query("""
