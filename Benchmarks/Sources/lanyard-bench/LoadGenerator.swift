@@ -35,13 +35,16 @@ struct PhaseResult: Codable, Sendable {
     var p999Milliseconds: Double
     var maxMilliseconds: Double
     var serverPeakRSSMegabytes: Double?
+    /// CPU the load generator itself spent per request: it shares the machine's two cores with the server.
+    var clientCPUMicrosecondsPerRequest: Double?
     var firstErrors: [String]
 
     var line: String {
         let rss = serverPeakRSSMegabytes.map { String(format: "%.1f MB", $0) } ?? "n/a"
-        return String(format: "%@ %@ %@ c=%d: %.0f req/s  p50 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  ok %d/%d  errors %d  peak RSS %@",
+        let client = clientCPUMicrosecondsPerRequest.map { String(format: "%.0f µs", $0) } ?? "n/a"
+        return String(format: "%@ %@ %@ c=%d: %.0f req/s  p50 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  ok %d/%d  errors %d  peak RSS %@  client CPU/req %@",
                       target, scenario, database, concurrency, requestsPerSecond, p50Milliseconds, p99Milliseconds,
-                      p999Milliseconds, ok, sent, errors, rss)
+                      p999Milliseconds, ok, sent, errors, rss, client)
     }
 }
 
@@ -70,6 +73,7 @@ struct LoadGenerator {
         let sampler = RSSSampler(pids: serverPIDs)
         let sampling = Task { await sampler.run() }
         let start = ContinuousClock.now
+        let cpuBefore = Self.processCPUSeconds()
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<concurrency {
                 group.addTask {
@@ -116,6 +120,7 @@ struct LoadGenerator {
             }
         }
         let elapsed = (ContinuousClock.now - start).milliseconds / 1000
+        let clientCPU = Self.processCPUSeconds() - cpuBefore
         sampling.cancel()
         let peak = await sampling.value
         let latencies = shared.latencies.sorted()
@@ -129,8 +134,20 @@ struct LoadGenerator {
             sent: shared.ok + shared.errors, ok: shared.ok, errors: shared.errors, elapsedSeconds: elapsed,
             requestsPerSecond: Double(shared.ok) / elapsed, p50Milliseconds: percentile(50),
             p99Milliseconds: percentile(99), p999Milliseconds: percentile(99.9), maxMilliseconds: latencies.last ?? .nan,
-            serverPeakRSSMegabytes: peak, firstErrors: shared.firstErrors)
+            serverPeakRSSMegabytes: peak,
+            clientCPUMicrosecondsPerRequest: shared.ok + shared.errors > 0 ? clientCPU * 1e6 / Double(shared.ok + shared.errors) : nil,
+            firstErrors: shared.firstErrors)
         return (result, peak)
+    }
+}
+
+extension LoadGenerator {
+    /// User plus system CPU of this process so far.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import LanyardSupport
 
 /// The claims of a Lanyard access token (DESIGN section 4).
-public struct AccessTokenClaims: Codable, Sendable, Equatable {
+public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     public var iss: String
     public var sub: String
     public var aud: String
@@ -14,6 +14,35 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var amr: [String]
     public var is_anonymous: Bool
     public var role: String
+
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("iss"); json.string(iss)
+            json.key("sub"); json.string(sub)
+            json.key("aud"); json.string(aud)
+            json.key("exp"); json.integer(exp)
+            json.key("iat"); json.integer(iat)
+            json.key("jti"); json.string(jti)
+            json.key("sid"); json.string(sid)
+            json.key("auth_time"); json.integer(auth_time)
+            json.key("amr"); json.strings(amr)
+            json.key("is_anonymous"); json.bool(is_anonymous)
+            json.key("role"); json.string(role)
+        }
+    }
+}
+
+/// `{"alg":"ES256","typ":"JWT","kid":…}`
+struct AccessTokenHeader: JSONWritable {
+    let kid: String
+
+    func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("alg"); json.string("ES256")
+            json.key("typ"); json.string("JWT")
+            json.key("kid"); json.string(kid)
+        }
+    }
 }
 
 /// Signs and verifies access tokens (JWT, ES256, `kid` in the header).
@@ -45,8 +74,7 @@ public struct AccessTokens: Sendable {
             jti: random.hexString(byteCount: 16), sid: sessionID,
             auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated")
         let (kid, key) = keys.signingKey()
-        struct Header: Encodable { let alg = "ES256"; let typ = "JWT"; let kid: String }
-        return try ES256.sign(try CompactJWS.signingInput(header: Header(kid: kid), claims: claims), key: key)
+        return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }
 
     /// The claims of a token this server signed and that has not expired; `UNAUTHORIZED` otherwise.

@@ -15,19 +15,30 @@ public struct CompactJWS: Sendable {
     public init?(_ token: String) {
         // Generous bound: real provider tokens are ~1 KB; this only stops abuse.
         guard token.utf8.count <= 16 * 1024 else { return nil }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]),
-              let payloadBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
+        let bytes = Array(token.utf8)
+        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { return nil }
+        let decoded: ([UInt8], [UInt8], [UInt8])? = bytes.withUnsafeBufferPointer { buffer in
+            guard let header = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: buffer[0..<dots[0]])),
+                  let payload = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: buffer[(dots[0] + 1)..<dots[1]])),
+                  let signature = Base64URL.decode(utf8: UnsafeBufferPointer(rebasing: buffer[(dots[1] + 1)...]))
+            else { return nil }
+            return (header, payload, signature)
+        }
+        guard let (headerBytes, payloadBytes, signature) = decoded,
               let header = JSONValue.parseObject(headerBytes),
               let claims = JSONValue.parseObject(payloadBytes)
         else { return nil }
         self.header = header
         self.claims = claims
         self.payload = payloadBytes
-        self.signingInput = Array("\(parts[0]).\(parts[1])".utf8)
+        self.signingInput = Array(bytes[0..<dots[1]])
         self.signature = signature
+    }
+
+    /// Builds the signing input from a header and claims that write their own JSON (the hot path).
+    public static func signingInput(header: some JSONWritable, claims: some JSONWritable) -> String {
+        Base64URL.encode(JSONWriter.write(header)) + "." + Base64URL.encode(JSONWriter.write(claims))
     }
 
     /// Builds the signing input for new tokens from a header and claims.
