@@ -145,7 +145,7 @@ extension LoadGenerator {
     /// User plus system CPU of this process so far.
     static func processCPUSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }

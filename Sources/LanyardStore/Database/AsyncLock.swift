@@ -1,22 +1,39 @@
+import Synchronization
+
 /// A first-come first-served lock for async code; holds SQLite's single writer across a transaction.
-actor AsyncLock {
-    private var locked = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+/// A mutex and a queue of continuations rather than an actor: taking and releasing it costs no executor hop.
+final class AsyncLock: Sendable {
+    private struct State {
+        var locked = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
 
     func lock() async {
-        if !locked {
-            locked = true
-            return
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLock { state -> Bool in
+                if state.locked {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.locked = true
+                return true
+            }
+            if acquired { continuation.resume() }
         }
-        await withCheckedContinuation { waiters.append($0) }
     }
 
     func unlock() {
-        if waiters.isEmpty {
-            locked = false
-        } else {
-            waiters.removeFirst().resume()
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.locked = false
+                return nil
+            }
+            // Ownership passes straight to the next waiter.
+            return state.waiters.removeFirst()
         }
+        next?.resume()
     }
 
     func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {

@@ -1,6 +1,8 @@
 /// The schema, as numbered migrations. A migration never changes after it ships; add a new one instead.
 ///
-/// The SQL is shared by both databases; `{int}`, `{blob}` and `{id}` stand for the column types that differ.
+/// The SQL is shared by both databases; `{int}`, `{blob}` and `{id}` stand for the column types that differ,
+/// `{clustered}` for SQLite's `WITHOUT ROWID` (rows stored in their text primary key's order, so an insert
+/// writes one b-tree instead of a table and its key index).
 public enum Migrations {
     public struct Migration: Sendable {
         public let version: Int
@@ -52,7 +54,7 @@ public enum Migrations {
                 user_agent TEXT,
                 revoked_at {int},
                 revoked_reason TEXT
-            )
+            ){clustered}
             """,
             "CREATE INDEX sessions_user ON sessions (user_id)",
             """
@@ -61,7 +63,7 @@ public enum Migrations {
                 session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
                 created_at {int} NOT NULL,
                 rotated_at {int}
-            )
+            ){clustered}
             """,
             "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)",
             """
@@ -120,11 +122,13 @@ public enum Migrations {
                 .replacingOccurrences(of: "{int}", with: "INTEGER")
                 .replacingOccurrences(of: "{blob}", with: "BLOB")
                 .replacingOccurrences(of: "{id}", with: "INTEGER PRIMARY KEY AUTOINCREMENT")
+                .replacingOccurrences(of: "{clustered}", with: " WITHOUT ROWID")
         case .postgres:
             statement
                 .replacingOccurrences(of: "{int}", with: "BIGINT")
                 .replacingOccurrences(of: "{blob}", with: "BYTEA")
                 .replacingOccurrences(of: "{id}", with: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+                .replacingOccurrences(of: "{clustered}", with: "")
         }
     }
 }
