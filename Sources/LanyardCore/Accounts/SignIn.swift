@@ -85,11 +85,6 @@ public struct SignIn: Sendable {
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
             }
 
-            if let existing {
-                try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
-                                                  emailVerified: identity.emailVerified,
-                                                  isPrivateEmail: identity.isPrivateEmail)
-            }
             if let name = request.fullName ?? identity.name {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
@@ -99,6 +94,12 @@ public struct SignIn: Sendable {
                 connection: connection, now: now)
             try await audit.write(.signIn, userID: userID, sessionID: tokens.sessionID,
                                   details: ["provider": provider.rawValue])
+            // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
+            if let existing {
+                try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
+                                                  emailVerified: identity.emailVerified,
+                                                  isPrivateEmail: identity.isPrivateEmail)
+            }
             let view = try await UserView.load(userID: userID, connection: connection)
             return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
         }
