@@ -37,10 +37,10 @@ public protocol Database: Sendable {
     var dialect: SQLDialect { get }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
-    func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Runs reads outside an explicit transaction.
-    func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Throws when the database cannot be reached.
     func ping() async throws
@@ -53,7 +53,7 @@ extension Database {
     /// serialization conflict: the retry sees the other transaction's committed rows.
     public func transactionRetryingConflicts<T: Sendable>(
         attempts: Int = 3,
-        _ body: @Sendable (any DatabaseConnection) async throws -> T
+        _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {

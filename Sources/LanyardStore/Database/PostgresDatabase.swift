@@ -53,7 +53,7 @@ public final class PostgresDatabase: Database {
         self.runTask = Task { await client.run() }
     }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
@@ -71,7 +71,7 @@ public final class PostgresDatabase: Database {
         }
     }
 
-    public func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in

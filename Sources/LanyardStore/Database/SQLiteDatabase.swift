@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import LanyardSupport
 import Logging
+import Synchronization
 
 /// The embedded default, on the system SQLite. One writer connection, used by one transaction at a time
 /// (SQLite has a single writer), and, for files, a few reader connections that WAL journaling lets read
@@ -10,7 +11,7 @@ import Logging
 public final class SQLiteDatabase: Database {
     public let dialect = SQLDialect.sqlite
     private let writer: Connection
-    private let writerLock = AsyncLock()
+    private let commits: GroupCommit
     private let readers: ReaderPool?
 
     public static func open(path: String?, readerCount: Int = 4, logger: Logger) async throws -> SQLiteDatabase {
@@ -34,29 +35,17 @@ public final class SQLiteDatabase: Database {
 
     private init(writer: Connection, readers: ReaderPool?) {
         self.writer = writer
+        self.commits = GroupCommit(writer: writer)
         self.readers = readers
     }
 
-    public func transaction<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let writer = self.writer
-        return try await writerLock.withLock {
-            try writer.execute("BEGIN IMMEDIATE")
-            do {
-                let result = try await body(writer)
-                try writer.execute("COMMIT")
-                return result
-            } catch {
-                try? writer.execute("ROLLBACK")
-                throw error
-            }
-        }
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await commits.run(body)
     }
 
-    public func read<T: Sendable>(_ body: @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        guard let readers else {
-            let writer = self.writer
-            return try await writerLock.withLock { try await body(writer) }
-        }
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        // In memory, the writer is the only connection: reads queue with the writes.
+        guard let readers else { return try await commits.run(body) }
         let connection = await readers.acquire()
         do {
             let result = try await body(connection)
@@ -73,8 +62,115 @@ public final class SQLiteDatabase: Database {
     }
 
     public func close() async {
-        await writerLock.withLock { writer.close() }
+        // Queued after every transaction in flight, so nothing is cut off.
+        _ = try? await commits.run { _ in () }
+        writer.close()
         await readers?.closeAll()
+    }
+
+    /// Group commit. SQLite has one writer and a commit costs as much as a small transaction, so transactions
+    /// that arrive while the writer is busy are run together: the first to find the writer free becomes the
+    /// leader, runs every queued transaction inside one `BEGIN IMMEDIATE … COMMIT`, each in a SAVEPOINT of its
+    /// own (one that throws is rolled back alone, exactly as if it had run by itself), then commits once and
+    /// answers them all. A transaction is answered only after the commit that made it durable.
+    final class GroupCommit: Sendable {
+        struct Job: Sendable {
+            /// Runs the transaction's body; returns whether it succeeded (its result is kept for `finish`).
+            let run: @Sendable (Connection) async -> Bool
+            /// Answers the caller once the batch is committed (or, with the error, once it failed).
+            let finish: @Sendable ((any Error)?) -> Void
+        }
+
+        /// Bounds a batch, so one leader never holds the writer for long.
+        static let maximumBatch = 64
+
+        private let writer: Connection
+        private let state = Mutex<(queue: [Job], leading: Bool)>(([], false))
+
+        init(writer: Connection) {
+            self.writer = writer
+        }
+
+        func run<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+            let outcome = OutcomeBox<T>()
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let job = Job(
+                    run: { connection in
+                        do {
+                            outcome.set(.success(try await body(connection)))
+                            return true
+                        } catch {
+                            outcome.set(.failure(error))
+                            return false
+                        }
+                    },
+                    finish: { batchError in
+                        if let batchError, case .success = outcome.get() {
+                            continuation.resume(throwing: batchError)
+                        } else if let result = outcome.get() {
+                            continuation.resume(with: result)
+                        } else {
+                            continuation.resume(throwing: batchError ?? StoreError.unavailable("transaction did not run"))
+                        }
+                    })
+                let lead = state.withLock { state -> Bool in
+                    state.queue.append(job)
+                    if state.leading { return false }
+                    state.leading = true
+                    return true
+                }
+                if lead { Task { await self.lead() } }
+            }
+        }
+
+        private func lead() async {
+            while true {
+                let batch = state.withLock { state -> [Job] in
+                    let batch = Array(state.queue.prefix(Self.maximumBatch))
+                    state.queue.removeFirst(batch.count)
+                    if batch.isEmpty { state.leading = false }
+                    return batch
+                }
+                if batch.isEmpty { return }
+                await commit(batch)
+            }
+        }
+
+        private func commit(_ batch: [Job]) async {
+            do {
+                try writer.execute("BEGIN IMMEDIATE")
+            } catch {
+                for job in batch { job.finish(error) }
+                return
+            }
+            for job in batch {
+                do {
+                    try writer.execute("SAVEPOINT lanyard_transaction")
+                } catch {
+                    job.finish(error)
+                    continue
+                }
+                if await !job.run(writer) {
+                    try? writer.execute("ROLLBACK TO lanyard_transaction")
+                }
+                try? writer.execute("RELEASE lanyard_transaction")
+            }
+            var commitError: (any Error)?
+            do {
+                try writer.execute("COMMIT")
+            } catch {
+                commitError = error
+                try? writer.execute("ROLLBACK")
+            }
+            for job in batch { job.finish(commitError) }
+        }
+    }
+
+    /// The result of one transaction's body, kept until its batch is committed.
+    final class OutcomeBox<T: Sendable>: Sendable {
+        private let value = Mutex<Result<T, any Error>?>(nil)
+        func set(_ result: Result<T, any Error>) { value.withLock { $0 = result } }
+        func get() -> Result<T, any Error>? { value.withLock { $0 } }
     }
 
     /// One SQLite connection with its statement cache. Not thread-safe by itself: the database hands it to one
