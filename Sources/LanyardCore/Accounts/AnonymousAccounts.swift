@@ -14,17 +14,17 @@ public struct AnonymousAccounts: Sendable {
     public func create(client: ClientInfo) async throws -> SessionResponse {
         try await dependencies.rateLimiter.check(.anonymous, key: client.ip)
         let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
+        let opened = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
             let userID = dependencies.random.uuid().uuidString.lowercased()
             try await UserStore(connection).insert(UserRecord(id: userID, createdAt: now, isAnonymous: true))
-            let tokens = try await SessionIssuer(dependencies: dependencies).open(
-                userID: userID, isAnonymous: true, method: "anonymous", client: client, connection: connection, now: now)
+            let opened = try await SessionIssuer(dependencies: dependencies).open(
+                userID: userID, method: "anonymous", client: client, connection: connection, now: now)
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
-            try await audit.write(.userCreated, userID: userID, sessionID: tokens.sessionID, details: ["provider": "anonymous"])
-            let view = try await UserView.load(userID: userID, connection: connection)
-            return SessionResponse(tokens: tokens, user: view, isNewUser: true)
+            try await audit.write(.userCreated, userID: userID, sessionID: opened.sessionID, details: ["provider": "anonymous"])
+            return opened
         }
+        return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: true)
     }
 
     /// `lanyard users purge-anonymous`: deletes anonymous accounts idle since `cutoff`, and only those.

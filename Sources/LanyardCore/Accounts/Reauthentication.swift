@@ -17,7 +17,7 @@ public struct Reauthentication: Sendable {
         try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
         let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
+        let opened = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
             let identities = IdentityStore(connection)
             guard let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject) else {
@@ -29,14 +29,13 @@ public struct Reauthentication: Sendable {
             try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
                                               emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
             try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now)
-            let tokens = try await SessionIssuer(dependencies: dependencies).open(
-                userID: caller.userID, isAnonymous: false, method: provider.rawValue, client: client,
-                connection: connection, now: now)
+            let opened = try await SessionIssuer(dependencies: dependencies).open(
+                userID: caller.userID, method: provider.rawValue, client: client, connection: connection, now: now)
             try await AuditLog(connection, at: now, clientIP: client.ip)
-                .write(.reauthenticated, userID: caller.userID, sessionID: tokens.sessionID,
+                .write(.reauthenticated, userID: caller.userID, sessionID: opened.sessionID,
                        details: ["provider": provider.rawValue, "previous_session": caller.sessionID])
-            let view = try await UserView.load(userID: caller.userID, connection: connection)
-            return SessionResponse(tokens: tokens, user: view, isNewUser: false)
+            return opened
         }
+        return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
     }
 }

@@ -42,7 +42,7 @@ public struct SignIn: Sendable {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let dependencies = self.dependencies
         let merge = self.merge
-        return try await dependencies.database.transactionRetryingConflicts { connection in
+        let (opened, isNewUser, mergedFrom) = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
@@ -89,10 +89,9 @@ public struct SignIn: Sendable {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
             try await users.markActive(id: userID, at: now)
-            let tokens = try await SessionIssuer(dependencies: dependencies).open(
-                userID: userID, isAnonymous: false, method: provider.rawValue, client: client,
-                connection: connection, now: now)
-            try await audit.write(.signIn, userID: userID, sessionID: tokens.sessionID,
+            let opened = try await SessionIssuer(dependencies: dependencies).open(
+                userID: userID, method: provider.rawValue, client: client, connection: connection, now: now)
+            try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID,
                                   details: ["provider": provider.rawValue])
             // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
             if let existing {
@@ -100,9 +99,10 @@ public struct SignIn: Sendable {
                                                   emailVerified: identity.emailVerified,
                                                   isPrivateEmail: identity.isPrivateEmail)
             }
-            let view = try await UserView.load(userID: userID, connection: connection)
-            return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
+            return (opened, isNewUser, mergedFrom)
         }
+        return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: isNewUser,
+                                                                           mergedFrom: mergedFrom)
     }
 
     func newIdentity(_ identity: VerifiedIdentity, userID: String, now: Date) -> IdentityRecord {

@@ -32,9 +32,14 @@ public struct AuditLog: Sendable {
     public func write(_ event: AuditEvent, userID: String?, sessionID: String? = nil, details: [String: String] = [:]) async throws {
         var json: String?
         if !details.isEmpty {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            json = String(decoding: try encoder.encode(details), as: UTF8.self)
+            var writer = JSONWriter(capacity: 128)
+            writer.object { object in
+                for key in details.keys.sorted() {
+                    object.key(key)
+                    object.string(details[key])
+                }
+            }
+            json = String(decoding: writer.bytes, as: UTF8.self)
         }
         try await AuditStore(connection).append(AuditEntry(
             at: at, event: event.rawValue, userID: userID, sessionID: sessionID, clientIP: clientIP, details: json))

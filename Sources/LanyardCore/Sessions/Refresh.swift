@@ -11,7 +11,7 @@ public struct Refresh: Sendable {
     }
 
     enum Outcome: Sendable {
-        case issued(SessionRecord, successor: String, user: UserView)
+        case issued(SessionRecord, successor: String)
         case invalid
         case reused
     }
@@ -45,21 +45,17 @@ public struct Refresh: Sendable {
                     .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
                 return .reused
             }
-            return .issued(session, successor: successor,
-                           user: try await UserView.load(userID: session.userID, connection: connection))
+            return .issued(session, successor: successor)
         }
         switch outcome {
         case .invalid:
             throw LanyardError.invalidRefreshToken
         case .reused:
             throw LanyardError.refreshTokenReused
-        case .issued(let session, let successor, let user):
-            let accessToken = try dependencies.accessTokens.issue(
-                userID: session.userID, sessionID: session.id, authTime: session.authTime, method: session.amr,
-                isAnonymous: user.isAnonymous)
-            let tokens = IssuedTokens(accessToken: accessToken, refreshToken: successor,
-                                      expiresIn: dependencies.accessTokens.lifetime, sessionID: session.id)
-            return SessionResponse(tokens: tokens, user: user, isNewUser: false)
+        case .issued(let session, let successor):
+            let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
+                                       authTime: session.authTime, method: session.amr)
+            return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
         }
     }
 }

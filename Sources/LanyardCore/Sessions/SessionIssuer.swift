@@ -10,12 +10,23 @@ public struct IssuedTokens: Sendable {
     public var sessionID: String
 }
 
-/// Opens sessions: a `sessions` row, its first refresh token (stored hashed) and an access token.
+/// A session written in a transaction, before its access token is signed.
+struct OpenedSession: Sendable {
+    var userID: String
+    var sessionID: String
+    var refreshToken: String
+    var authTime: Date
+    var method: String
+}
+
+/// Opens sessions: a `sessions` row and its first refresh token (stored hashed) inside the caller's
+/// transaction; the access token is signed and the account read after it commits, so a write transaction
+/// (SQLite has one writer) holds the database for as little as it can.
 struct SessionIssuer {
     let dependencies: CoreDependencies
 
-    func open(userID: String, isAnonymous: Bool, method: String, client: ClientInfo,
-              connection: any DatabaseConnection, now: Date) async throws -> IssuedTokens {
+    func open(userID: String, method: String, client: ClientInfo,
+              connection: any DatabaseConnection, now: Date) async throws -> OpenedSession {
         let session = SessionRecord(
             id: dependencies.random.uuid().uuidString.lowercased(), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: now, amr: method,
@@ -24,9 +35,20 @@ struct SessionIssuer {
         let refreshToken = RefreshTokens.generate(dependencies.random)
         try await RefreshTokenStore(connection).insert(tokenHash: RefreshTokens.hash(refreshToken),
                                                        sessionID: session.id, at: now)
-        return IssuedTokens(
-            accessToken: try dependencies.accessTokens.issue(userID: userID, sessionID: session.id, authTime: now,
-                                                              method: method, isAnonymous: isAnonymous),
-            refreshToken: refreshToken, expiresIn: dependencies.accessTokens.lifetime, sessionID: session.id)
+        return OpenedSession(userID: userID, sessionID: session.id, refreshToken: refreshToken, authTime: now,
+                             method: method)
+    }
+
+    /// The session response for a committed session: the account as it now is, and a signed access token.
+    func respond(_ opened: OpenedSession, isNewUser: Bool, mergedFrom: String? = nil) async throws -> SessionResponse {
+        let view = try await dependencies.database.read { connection in
+            try await UserView.load(userID: opened.userID, connection: connection)
+        }
+        let accessToken = try dependencies.accessTokens.issue(
+            userID: opened.userID, sessionID: opened.sessionID, authTime: opened.authTime, method: opened.method,
+            isAnonymous: view.isAnonymous)
+        let tokens = IssuedTokens(accessToken: accessToken, refreshToken: opened.refreshToken,
+                                  expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID)
+        return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
     }
 }
