@@ -143,6 +143,8 @@ public final class SQLiteDatabase: Database {
                 for job in batch { job.finish(error) }
                 return
             }
+            // Jobs whose savepoint could not be opened are answered at once, and only then.
+            var ran: [Job] = []
             for job in batch {
                 do {
                     try writer.execute("SAVEPOINT lanyard_transaction")
@@ -150,6 +152,7 @@ public final class SQLiteDatabase: Database {
                     job.finish(error)
                     continue
                 }
+                ran.append(job)
                 if await !job.run(writer) {
                     try? writer.execute("ROLLBACK TO lanyard_transaction")
                 }
@@ -162,7 +165,7 @@ public final class SQLiteDatabase: Database {
                 commitError = error
                 try? writer.execute("ROLLBACK")
             }
-            for job in batch { job.finish(commitError) }
+            for job in ran { job.finish(commitError) }
         }
     }
 
