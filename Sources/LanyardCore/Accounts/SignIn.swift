@@ -66,7 +66,8 @@ public struct SignIn: Sendable {
                 } else {
                     // Upgrade in place: the guest keeps their id and everything attached to it.
                     userID = guestUser.id
-                    try await identities.insert(newIdentity(identity, userID: userID, now: now))
+                    try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(), userID: userID,
+                                                               linkedAt: now, lastSignInAt: now))
                     try await users.setAnonymous(id: userID, false, at: now)
                     try await audit.write(.identityLinked, userID: userID, details: ["provider": provider.rawValue])
                 }
@@ -76,12 +77,13 @@ public struct SignIn: Sendable {
                 userID = existing.userID
             } else {
                 userID = switch dependencies.userIDStrategy {
-                case .random: dependencies.random.uuid().uuidString.lowercased()
+                case .random: dependencies.random.newID()
                 case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
                 }
                 isNewUser = true
                 try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false))
-                try await identities.insert(newIdentity(identity, userID: userID, now: now))
+                try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(), userID: userID,
+                                                           linkedAt: now, lastSignInAt: now))
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
             }
 
@@ -105,10 +107,4 @@ public struct SignIn: Sendable {
                                                                            mergedFrom: mergedFrom)
     }
 
-    func newIdentity(_ identity: VerifiedIdentity, userID: String, now: Date) -> IdentityRecord {
-        IdentityRecord(id: dependencies.random.uuid().uuidString.lowercased(), userID: userID,
-                       provider: identity.provider.rawValue, providerUserID: identity.subject, email: identity.email,
-                       emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
-                       linkedAt: now, lastSignInAt: now)
-    }
 }

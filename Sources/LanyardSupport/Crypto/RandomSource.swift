@@ -31,6 +31,11 @@ extension RandomSource {
                            raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
     }
 
+    /// A new random id as stored: a lower-case UUID string.
+    public func newID() -> String {
+        uuid().uuidString.lowercased()
+    }
+
     /// A random identifier printed as lower-case hex, e.g. for request ids.
     public func hexString(byteCount: Int) -> String {
         bytes(byteCount).hexString
