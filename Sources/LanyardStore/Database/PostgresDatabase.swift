@@ -58,13 +58,13 @@ public final class PostgresDatabase: Database {
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
                 let handle = Handle(connection: connection, logger: logger)
-                try await handle.query("BEGIN", [])
+                try await handle.control("BEGIN")
                 do {
                     let result = try await body(handle)
-                    try await handle.query("COMMIT", [])
+                    try await handle.control("COMMIT")
                     return result
                 } catch {
-                    _ = try? await handle.query("ROLLBACK", [])
+                    _ = try? await handle.control("ROLLBACK")
                     throw error
                 }
             }
@@ -114,25 +114,46 @@ public final class PostgresDatabase: Database {
         @discardableResult
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             var bindings = PostgresBindings(capacity: binds.count)
+            var types: [PostgresDataType] = []
+            types.reserveCapacity(binds.count)
             for value in binds {
                 switch value {
-                case .null: bindings.appendNull()
-                case .integer(let number): bindings.append(number)
-                case .text(let text): bindings.append(text)
-                case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+                case .null: bindings.appendNull(); types.append(.null)
+                case .integer(let number): bindings.append(number); types.append(.int8)
+                case .text(let text): bindings.append(text); types.append(.text)
+                case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes)); types.append(.bytea)
                 }
             }
             do {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
                 var result: [SQLRow] = []
-                for try await row in rows {
-                    var values: [String: SQLValue] = [:]
-                    for cell in row {
-                        values[cell.columnName] = try Self.value(of: cell)
+                if let name = PreparedStatements.shared.name(for: sql) {
+                    let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
+                    let rows = try await RuntimeStatement.$current.withValue(text) {
+                        try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
                     }
-                    result.append(SQLRow(values: values))
+                    for try await row in rows { result.append(try Self.row(row)) }
+                } else {
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    for try await row in rows { result.append(try Self.row(row)) }
                 }
                 return result
+            } catch let error as PSQLError {
+                throw PostgresDatabase.map(error)
+            }
+        }
+
+        static func row(_ row: PostgresRow) throws -> SQLRow {
+            var values: [String: SQLValue] = [:]
+            for cell in row {
+                values[cell.columnName] = try value(of: cell)
+            }
+            return SQLRow(values: values)
+        }
+
+        /// Transaction control: no parameters, nothing to plan, so never prepared.
+        func control(_ sql: String) async throws {
+            do {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
             } catch let error as PSQLError {
                 throw PostgresDatabase.map(error)
             }
