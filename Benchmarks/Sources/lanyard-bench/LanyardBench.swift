@@ -34,6 +34,11 @@ struct Load: AsyncParsableCommand {
             }
         }
         guard let target = Target(rawValue: target) else { throw ValidationError("--target is lanyard or allauth") }
+        guard let components = URLComponents(string: base), let host = components.host, let port = components.port,
+              components.scheme == "http" else {
+            throw ValidationError("--base is http://HOST:PORT, e.g. http://127.0.0.1:8711")
+        }
+        let baseURL = (host: host, port: UInt16(port))
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -51,7 +56,7 @@ struct Load: AsyncParsableCommand {
         for scenarioName in scenarios.split(separator: ",").map(String.init) {
             for level in concurrency.split(separator: ",").compactMap({ Int($0) }) {
                 let label = "\(run)-\(scenarioName)-c\(level)"
-                let scenario: any Scenario
+                let scenario: any Scenario & Sendable
                 switch scenarioName {
                 case "signin_new":
                     let tokens = try await google.mintMany(count: count) { "new-\(label)-\($0)" }
@@ -92,9 +97,9 @@ struct Load: AsyncParsableCommand {
                 default:
                     throw ValidationError("unknown scenario \(scenarioName)")
                 }
-                let generator = LoadGenerator(client: client, baseURL: base, concurrency: level, count: count,
+                let generator = LoadGenerator(host: baseURL.host, port: baseURL.port, concurrency: level, count: count,
                                               maxSeconds: maxSeconds, serverPIDs: pids)
-                var (result, _) = await generator.run(scenario)
+                var result = await generator.run(scenario)
                 result.target = target.rawValue
                 result.database = database
                 print(result.line)
@@ -109,7 +114,7 @@ struct Load: AsyncParsableCommand {
                         handle.write(line)
                         try handle.close()
                     } else {
-                        FileManager.default.createFile(atPath: json, contents: line)
+                        _ = FileManager.default.createFile(atPath: json, contents: line)
                     }
                 }
             }

@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 import NIOHTTP1
 
 /// One request of a scenario, and whether its answer counts as a success.
@@ -12,12 +10,13 @@ struct BenchRequest: Sendable {
 }
 
 /// A scenario hands each worker its next request and learns from each answer (e.g. a refresh chain).
-protocol Scenario: Sendable {
+/// The load generator calls it from its one thread.
+protocol Scenario {
     var name: String { get }
     /// The request for `iteration` (global, 0-based) on `worker`; `nil` when the scenario has run out.
-    func request(worker: Int, iteration: Int) async -> BenchRequest?
+    func request(worker: Int, iteration: Int) -> BenchRequest?
     /// Called with every answer; returns whether it is a success.
-    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool
+    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool
 }
 
 struct PhaseResult: Codable, Sendable {
@@ -49,95 +48,47 @@ struct PhaseResult: Codable, Sendable {
 }
 
 /// A closed loop: `concurrency` workers each send a request, wait for the answer, and send the next, until
-/// `count` requests were sent or `maxSeconds` passed. Only loopback targets are allowed.
+/// `count` requests were sent or `maxSeconds` passed. Each worker is one keep-alive connection (reopened
+/// when the server closes it); one thread drives them all with `poll`, so the generator takes as little as
+/// possible of the CPU it shares with the server. Only loopback targets are allowed.
 struct LoadGenerator {
-    let client: HTTPClient
-    let baseURL: String
+    let host: String
+    let port: UInt16
     let concurrency: Int
     let count: Int
     let maxSeconds: Double
     let serverPIDs: [Int32]
 
-    final class Shared: @unchecked Sendable {
-        let lock = NSLock()
-        var next = 0
-        var latencies: [Double] = []
-        var ok = 0
-        var errors = 0
-        var firstErrors: [String] = []
-    }
-
-    func run(_ scenario: any Scenario) async -> (PhaseResult, Double?) {
-        let shared = Shared()
-        let deadline = ContinuousClock.now + .milliseconds(Int(maxSeconds * 1000))
+    func run(_ scenario: some Scenario & Sendable) async -> PhaseResult {
         let sampler = RSSSampler(pids: serverPIDs)
         let sampling = Task { await sampler.run() }
-        let start = ContinuousClock.now
         let cpuBefore = Self.processCPUSeconds()
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<concurrency {
-                group.addTask {
-                    while ContinuousClock.now < deadline {
-                        let iteration: Int = shared.lock.withLock {
-                            defer { shared.next += 1 }
-                            return shared.next
-                        }
-                        guard iteration < count, let spec = await scenario.request(worker: worker, iteration: iteration) else {
-                            return
-                        }
-                        var request = HTTPClientRequest(url: baseURL + spec.path)
-                        request.method = spec.method
-                        for (name, value) in spec.headers { request.headers.add(name: name, value: value) }
-                        if let body = spec.body {
-                            request.headers.add(name: "Content-Type", value: "application/json")
-                            request.body = .bytes(ByteBuffer(bytes: body))
-                        }
-                        let sent = ContinuousClock.now
-                        do {
-                            let response = try await client.execute(request, timeout: .seconds(30))
-                            let body = try await response.body.collect(upTo: 1 << 20)
-                            let elapsed = ContinuousClock.now - sent
-                            let success = await scenario.record(worker: worker, status: response.status.code, body: body)
-                            shared.lock.withLock {
-                                if success {
-                                    shared.ok += 1
-                                    shared.latencies.append(elapsed.milliseconds)
-                                } else {
-                                    shared.errors += 1
-                                    if shared.firstErrors.count < 3 {
-                                        shared.firstErrors.append("\(response.status.code) \(String(buffer: body).prefix(200))")
-                                    }
-                                }
-                            }
-                        } catch {
-                            shared.lock.withLock {
-                                shared.errors += 1
-                                if shared.firstErrors.count < 3 { shared.firstErrors.append("\(error)") }
-                            }
-                        }
-                    }
-                }
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<PollDriver.Outcome, Never>) in
+            let thread = Thread { [self] in
+                let driver = PollDriver(host: host, port: port, concurrency: concurrency, count: count, maxSeconds: maxSeconds)
+                continuation.resume(returning: driver.run(scenario))
             }
+            thread.stackSize = 1 << 20
+            thread.start()
         }
-        let elapsed = (ContinuousClock.now - start).milliseconds / 1000
         let clientCPU = Self.processCPUSeconds() - cpuBefore
         sampling.cancel()
         let peak = await sampling.value
-        let latencies = shared.latencies.sorted()
+        let latencies = outcome.latencies.sorted()
         func percentile(_ p: Double) -> Double {
             guard !latencies.isEmpty else { return .nan }
             let index = min(latencies.count - 1, max(0, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1))
             return latencies[index]
         }
-        let result = PhaseResult(
+        let sent = outcome.ok + outcome.errors
+        return PhaseResult(
             scenario: scenario.name, target: "", database: "", concurrency: concurrency,
-            sent: shared.ok + shared.errors, ok: shared.ok, errors: shared.errors, elapsedSeconds: elapsed,
-            requestsPerSecond: Double(shared.ok) / elapsed, p50Milliseconds: percentile(50),
+            sent: sent, ok: outcome.ok, errors: outcome.errors, elapsedSeconds: outcome.elapsedSeconds,
+            requestsPerSecond: Double(outcome.ok) / outcome.elapsedSeconds, p50Milliseconds: percentile(50),
             p99Milliseconds: percentile(99), p999Milliseconds: percentile(99.9), maxMilliseconds: latencies.last ?? .nan,
             serverPeakRSSMegabytes: peak,
-            clientCPUMicrosecondsPerRequest: shared.ok + shared.errors > 0 ? clientCPU * 1e6 / Double(shared.ok + shared.errors) : nil,
-            firstErrors: shared.firstErrors)
-        return (result, peak)
+            clientCPUMicrosecondsPerRequest: sent > 0 ? clientCPU * 1e6 / Double(sent) : nil,
+            firstErrors: outcome.firstErrors)
     }
 }
 

@@ -50,11 +50,11 @@ struct FixedRequests: Scenario {
     let name: String
     let requests: [BenchRequest]
 
-    func request(worker: Int, iteration: Int) async -> BenchRequest? {
+    func request(worker: Int, iteration: Int) -> BenchRequest? {
         iteration < requests.count ? requests[iteration] : nil
     }
 
-    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool { status == 200 }
+    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
 }
 
 /// The same request for every iteration of a worker (`me`).
@@ -62,26 +62,27 @@ struct RepeatedRequests: Scenario {
     let name: String
     let perWorker: [BenchRequest]
 
-    func request(worker: Int, iteration: Int) async -> BenchRequest? { perWorker[worker % perWorker.count] }
-    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool { status == 200 }
+    func request(worker: Int, iteration: Int) -> BenchRequest? { perWorker[worker % perWorker.count] }
+    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
 }
 
 /// Each worker refreshes its own session and keeps the rotated token, as an app does on every launch.
-actor RefreshChains: Scenario {
-    nonisolated let name = "refresh"
+/// Only the load generator's one thread touches it.
+final class RefreshChains: Scenario, @unchecked Sendable {
+    let name = "refresh"
     var tokens: [String]
 
     init(tokens: [String]) {
         self.tokens = tokens
     }
 
-    func request(worker: Int, iteration: Int) async -> BenchRequest? {
+    func request(worker: Int, iteration: Int) -> BenchRequest? {
         BenchRequest(method: .POST, path: "/v1/auth/refresh", body: json(["refresh_token": tokens[worker]]))
     }
 
-    func record(worker: Int, status: UInt, body: ByteBuffer) async -> Bool {
+    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool {
         guard status == 200,
-              let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let next = object["refresh_token"] as? String else { return false }
         tokens[worker] = next
         return true
