@@ -16,7 +16,7 @@ public struct AnonymousAccounts: Sendable {
         let dependencies = self.dependencies
         let opened = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
-            let userID = dependencies.random.newID()
+            let userID = dependencies.random.newID(at: now)
             try await UserStore(connection).insert(UserRecord(id: userID, createdAt: now, isAnonymous: true))
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: userID, method: "anonymous", client: client, connection: connection, now: now)

@@ -27,7 +27,7 @@ public struct Linking: Sendable {
             let owned = try await identities.list(userID: user.id)
             let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
-            try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(), userID: user.id,
+            try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
                                                        linkedAt: now, lastSignInAt: nil))
             if user.isAnonymous {
                 try await users.setAnonymous(id: user.id, false, at: now)

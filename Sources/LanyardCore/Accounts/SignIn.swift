@@ -66,7 +66,7 @@ public struct SignIn: Sendable {
                 } else {
                     // Upgrade in place: the guest keeps their id and everything attached to it.
                     userID = guestUser.id
-                    try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(), userID: userID,
+                    try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
                                                                linkedAt: now, lastSignInAt: now))
                     try await users.setAnonymous(id: userID, false, at: now)
                     try await audit.write(.identityLinked, userID: userID, details: ["provider": provider.rawValue])
@@ -77,12 +77,12 @@ public struct SignIn: Sendable {
                 userID = existing.userID
             } else {
                 userID = switch dependencies.userIDStrategy {
-                case .random: dependencies.random.newID()
+                case .random: dependencies.random.newID(at: now)
                 case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
                 }
                 isNewUser = true
                 try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false))
-                try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(), userID: userID,
+                try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
                                                            linkedAt: now, lastSignInAt: now))
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
             }

@@ -28,7 +28,7 @@ struct SessionIssuer {
     func open(userID: String, method: String, client: ClientInfo,
               connection: any DatabaseConnection, now: Date) async throws -> OpenedSession {
         let session = SessionRecord(
-            id: dependencies.random.newID(), userID: userID, createdAt: now,
+            id: dependencies.random.newID(at: now), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: now, amr: method,
             clientIP: client.ip, userAgent: client.userAgent.map { String($0.prefix(512)) })
         try await SessionStore(connection).insert(session)

@@ -31,9 +31,19 @@ extension RandomSource {
                            raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
     }
 
-    /// A new random id as stored: a lower-case UUID string.
-    public func newID() -> String {
-        uuid().uuidString.lowercased()
+    /// A new id as stored: a lower-case version-7 UUID, 48 bits of Unix milliseconds then 74 random bits.
+    /// Ids made close in time sort close together, so each new row lands at the end of its table and
+    /// indexes instead of on a random page: a write touches a few pages, not one per index.
+    public func newID(at date: Date) -> String {
+        var raw = bytes(16)
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        for index in 0..<6 {
+            raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index)))
+        }
+        raw[6] = (raw[6] & 0x0F) | 0x70
+        raw[8] = (raw[8] & 0x3F) | 0x80
+        return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                           raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15])).uuidString.lowercased()
     }
 
     /// A random identifier printed as lower-case hex, e.g. for request ids.

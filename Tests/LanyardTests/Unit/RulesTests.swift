@@ -25,6 +25,30 @@ import LanyardSupport
     }
 }
 
+@Suite struct NewIDTests {
+    @Test func newIDsAreVersion7UUIDsCarryingTheirMillisecond() throws {
+        let date = Date(timeIntervalSince1970: 1_795_000_000.5)
+        let id = SystemRandomSource().newID(at: date)
+        let characters = Array(id)
+        #expect(UUID(uuidString: id) != nil && id == id.lowercased())
+        #expect(characters[14] == "7")
+        #expect("89ab".contains(characters[19]))
+        // The first 48 bits are the Unix time in milliseconds (RFC 9562).
+        #expect(id.hasPrefix("01a1ee56-5ff4-7"))
+        let hex = id.replacingOccurrences(of: "-", with: "").prefix(12)
+        #expect(UInt64(hex, radix: 16) == 1_795_000_000_500)
+    }
+
+    @Test func laterIDsSortAfterEarlierOnesAndNeverRepeat() {
+        let random = SystemRandomSource()
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let ids = (0..<1000).map { random.newID(at: start.addingTimeInterval(Double($0) / 64)) }
+        #expect(ids == ids.sorted())
+        let sameMillisecond = (0..<1000).map { _ in random.newID(at: start) }
+        #expect(Set(sameMillisecond).count == 1000)
+    }
+}
+
 @Suite struct NonceRuleTests {
     @Test func aRawNonceMatchesARawOrHashedTokenNonce() throws {
         try NonceRule.check(tokenNonce: "n-0S6_WzA2Mj", providedNonce: "n-0S6_WzA2Mj", required: false)
