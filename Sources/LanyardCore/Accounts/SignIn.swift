@@ -47,7 +47,8 @@ public struct SignIn: Sendable {
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
+            let found = try await identities.findWithOwnerActivity(provider: provider.rawValue, providerUserID: identity.subject)
+            let existing = found?.0
 
             var userID: String
             var isNewUser = false
@@ -90,7 +91,10 @@ public struct SignIn: Sendable {
             if let name = request.fullName ?? identity.name {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
-            try await users.markActive(id: userID, at: now)
+            // A new account starts active; a known one's activity is written only when it has gone stale.
+            if !isNewUser, found.map({ UserStore.activityIsStale($0.ownerLastActiveAt, at: now) }) ?? true {
+                try await users.markActive(id: userID, at: now)
+            }
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: userID, method: provider.rawValue, client: client, connection: connection, now: now)
             try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID,

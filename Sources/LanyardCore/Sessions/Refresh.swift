@@ -24,23 +24,22 @@ public struct Refresh: Sendable {
         let outcome: Outcome = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
             let tokens = RefreshTokenStore(connection)
-            let sessions = SessionStore(connection)
-            guard let record = try await tokens.findForUpdate(tokenHash: RefreshTokens.hash(token)),
-                  let session = try await sessions.find(id: record.sessionID),
-                  session.isActive(at: now)
+            guard let target = try await tokens.findForRefresh(tokenHash: RefreshTokens.hash(token)),
+                  target.session.isActive(at: now)
             else { return .invalid }
+            let session = target.session
             let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
-            switch RefreshTokens.decide(rotatedAt: record.rotatedAt, now: now, grace: dependencies.refreshReuseGrace) {
+            switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now, grace: dependencies.refreshReuseGrace) {
             case .rotate:
-                try await tokens.markRotated(tokenHash: record.tokenHash, at: now)
-                try await tokens.insert(tokenHash: RefreshTokens.hash(successor), sessionID: session.id, at: now)
-                try await sessions.extend(id: session.id, refreshedAt: now,
-                                          expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
-                try await UserStore(connection).markActive(id: session.userID, at: now)
+                try await tokens.rotate(target.token.tokenHash, to: RefreshTokens.hash(successor), sessionID: session.id,
+                                        at: now, sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
+                if UserStore.activityIsStale(target.ownerLastActiveAt, at: now) {
+                    try await UserStore(connection).markActive(id: session.userID, at: now)
+                }
             case .repeatWithinGrace:
                 break
             case .reuse:
-                try await sessions.revoke(id: session.id, reason: "refresh_token_reused", at: now)
+                try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
                 try await AuditLog(connection, at: now, clientIP: client.ip)
                     .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
                 return .reused

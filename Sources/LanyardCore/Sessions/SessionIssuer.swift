@@ -31,10 +31,8 @@ struct SessionIssuer {
             id: dependencies.random.newID(at: now), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: now, amr: method,
             clientIP: client.ip, userAgent: client.userAgent.map { String($0.prefix(512)) })
-        try await SessionStore(connection).insert(session)
         let refreshToken = RefreshTokens.generate(dependencies.random)
-        try await RefreshTokenStore(connection).insert(tokenHash: RefreshTokens.hash(refreshToken),
-                                                       sessionID: session.id, at: now)
+        try await SessionStore(connection).insert(session, refreshTokenHash: RefreshTokens.hash(refreshToken))
         return OpenedSession(userID: userID, sessionID: session.id, refreshToken: refreshToken, authTime: now,
                              method: method)
     }

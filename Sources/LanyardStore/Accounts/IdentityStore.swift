@@ -63,6 +63,15 @@ public struct IdentityStore: Sendable {
     }
 
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
+    /// The identity with when its account was last active (sign-in decides from it whether to write that).
+    public func findWithOwnerActivity(provider: String, providerUserID: String) async throws -> (IdentityRecord, ownerLastActiveAt: Date)? {
+        guard let row = try await connection.first("""
+            SELECT i.*, u.last_active_at AS owner_last_active_at
+            FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider = $1 AND i.provider_user_id = $2
+            """, [.text(provider), .text(providerUserID)]) else { return nil }
+        return (try IdentityRecord(row: row), try row.date("owner_last_active_at"))
+    }
+
     public func list(userID: String) async throws -> [IdentityRecord] {
         try await connection.query("SELECT * FROM identities WHERE user_id = $1 ORDER BY link_position",
                                    [.text(userID)]).map(IdentityRecord.init(row:))

@@ -82,9 +82,17 @@ public struct UserStore: Sendable {
 
     /// Records activity, at most once a minute per account: idleness is counted in days, and a write per
     /// request would serialize every request of one account on its row.
+    /// `last_active_at` is kept to the minute: written only when it is older than this.
+    public static let activityResolution: TimeInterval = 60
+
+    /// Whether an account last active at `lastActiveAt` needs `markActive` at `date`.
+    public static func activityIsStale(_ lastActiveAt: Date, at date: Date) -> Bool {
+        date.timeIntervalSince(lastActiveAt) >= activityResolution
+    }
+
     public func markActive(id: String, at date: Date) async throws {
-        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at < $3",
-                                   [.text(id), .date(date), .date(date.addingTimeInterval(-60))])
+        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at <= $3",
+                                   [.text(id), .date(date), .date(date.addingTimeInterval(-Self.activityResolution))])
     }
 
     public func setDisplayName(id: String, to name: String?, at date: Date) async throws {

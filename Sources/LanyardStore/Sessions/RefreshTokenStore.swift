@@ -6,6 +6,13 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var createdAt: Date
     public var rotatedAt: Date?
 
+    init(tokenHash: String, sessionID: String, createdAt: Date, rotatedAt: Date?) {
+        self.tokenHash = tokenHash
+        self.sessionID = sessionID
+        self.createdAt = createdAt
+        self.rotatedAt = rotatedAt
+    }
+
     init(row: SQLRow) throws {
         tokenHash = try row.string("token_hash")
         sessionID = try row.string("session_id")
@@ -22,22 +29,53 @@ public struct RefreshTokenStore: Sendable {
         self.connection = connection
     }
 
-    public func insert(tokenHash: String, sessionID: String, at date: Date) async throws {
-        try await connection.query("""
-            INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)
-            ON CONFLICT (token_hash) DO NOTHING
-            """, [.text(tokenHash), .text(sessionID), .date(date)])
+    /// A presented token with its session and when the session's account was last active, the token row
+    /// locked (concurrent refreshes of one token take turns): everything a refresh decides on, in one query.
+    public func findForRefresh(tokenHash: String) async throws -> RefreshTarget? {
+        let lock = connection.dialect == .postgres ? " FOR UPDATE OF t" : ""
+        guard let row = try await connection.first("""
+            SELECT t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
+                   s.*, u.last_active_at AS owner_last_active_at
+            FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+            WHERE t.token_hash = $1\(lock)
+            """, [.text(tokenHash)]) else { return nil }
+        let session = try SessionRecord(row: row)
+        let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
+                                       createdAt: try row.date("token_created_at"),
+                                       rotatedAt: try row.optionalDate("token_rotated_at"))
+        return RefreshTarget(token: token, session: session, ownerLastActiveAt: try row.date("owner_last_active_at"))
     }
 
-    /// Reads the token and locks it, so concurrent refreshes of one token take turns.
-    public func findForUpdate(tokenHash: String) async throws -> RefreshTokenRecord? {
-        try await connection.first(
-            "SELECT * FROM refresh_tokens WHERE token_hash = $1\(connection.dialect.forUpdate)", [.text(tokenHash)]
-        ).map(RefreshTokenRecord.init(row:))
+    /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
+    /// statement on PostgreSQL (a round trip each would be most of a refresh's cost), three on SQLite.
+    public func rotate(_ tokenHash: String, to successorHash: String, sessionID: String, at date: Date,
+                       sessionExpiresAt: Date) async throws {
+        let binds: [SQLValue] = [.text(tokenHash), .text(successorHash), .date(date), .text(sessionID), .date(sessionExpiresAt)]
+        switch connection.dialect {
+        case .postgres:
+            try await connection.query("""
+                WITH rotated AS (
+                    UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL
+                ), successor AS (
+                    INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($2, $4, $3)
+                    ON CONFLICT (token_hash) DO NOTHING
+                )
+                UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4
+                """, binds)
+        case .sqlite:
+            try await connection.query("UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL",
+                                       Array(binds[0..<3]))
+            try await connection.query("""
+                INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($2, $4, $3)
+                ON CONFLICT (token_hash) DO NOTHING
+                """, Array(binds[0..<4]))
+            try await connection.query("UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4", binds)
+        }
     }
+}
 
-    public func markRotated(tokenHash: String, at date: Date) async throws {
-        try await connection.query("UPDATE refresh_tokens SET rotated_at = $2 WHERE token_hash = $1 AND rotated_at IS NULL",
-                                   [.text(tokenHash), .date(date)])
-    }
+public struct RefreshTarget: Sendable {
+    public var token: RefreshTokenRecord
+    public var session: SessionRecord
+    public var ownerLastActiveAt: Date
 }

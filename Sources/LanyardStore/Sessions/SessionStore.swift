@@ -53,13 +53,25 @@ public struct SessionStore: Sendable {
         self.connection = connection
     }
 
-    public func insert(_ session: SessionRecord) async throws {
-        try await connection.query("""
+    /// Inserts a session and its first refresh token (hashed): one statement on PostgreSQL, two on SQLite.
+    public func insert(_ session: SessionRecord, refreshTokenHash: String) async throws {
+        let binds: [SQLValue] = [
+            .text(session.id), .text(session.userID), .date(session.createdAt), .date(session.refreshedAt),
+            .date(session.expiresAt), .date(session.authTime), .text(session.amr), .optionalText(session.clientIP),
+            .optionalText(session.userAgent), .text(refreshTokenHash),
+        ]
+        let insertSession = """
             INSERT INTO sessions (id, user_id, created_at, refreshed_at, expires_at, auth_time, amr, client_ip, user_agent)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            """, [.text(session.id), .text(session.userID), .date(session.createdAt), .date(session.refreshedAt),
-                  .date(session.expiresAt), .date(session.authTime), .text(session.amr),
-                  .optionalText(session.clientIP), .optionalText(session.userAgent)])
+            """
+        let insertToken = "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($10, $1, $3)"
+        switch connection.dialect {
+        case .postgres:
+            try await connection.query("WITH session AS (\(insertSession)) \(insertToken)", binds)
+        case .sqlite:
+            try await connection.query(insertSession, Array(binds[0..<9]))
+            try await connection.query(insertToken, binds)
+        }
     }
 
     public func find(id: String) async throws -> SessionRecord? {
