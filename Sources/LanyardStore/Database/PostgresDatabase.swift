@@ -128,10 +128,15 @@ public final class PostgresDatabase: Database {
                 var result: [SQLRow] = []
                 if let name = PreparedStatements.shared.name(for: sql) {
                     let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
-                    let rows = try await RuntimeStatement.$current.withValue(text) {
-                        try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
+                    do {
+                        let rows = try await RuntimeStatement.$current.withValue(text) {
+                            try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
+                        }
+                        for try await row in rows { result.append(try Self.row(row)) }
+                    } catch let error as PSQLError {
+                        PreparedStatements.shared.preparationFailed(sql, sqlState: error.serverInfo?[.sqlState])
+                        throw error
                     }
-                    for try await row in rows { result.append(try Self.row(row)) }
                 } else {
                     let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
                     for try await row in rows { result.append(try Self.row(row)) }

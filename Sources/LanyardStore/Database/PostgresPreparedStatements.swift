@@ -11,17 +11,29 @@ final class PreparedStatements: Sendable {
     static let shared = PreparedStatements()
     static let capacity = 512
 
-    /// SQL to its statement name, or to `nil` for SQL that runs unnamed.
-    private let names = Mutex<[String: String?]>([:])
+    /// SQL to its statement name (or to `nil` for SQL that runs unnamed), and how many names were issued.
+    private let state = Mutex<(names: [String: String?], issued: Int)>(([:], 0))
 
     func name(for sql: String) -> String? {
-        names.withLock { names in
-            if let known = names[sql] { return known }
-            guard names.count < Self.capacity else { return nil }
-            let name = Self.isPreparable(sql) ? "lanyard_\(names.count + 1)" : nil
-            names[sql] = name
+        state.withLock { state in
+            if let known = state.names[sql] { return known }
+            guard state.names.count < Self.capacity else { return nil }
+            var name: String?
+            if Self.isPreparable(sql) {
+                state.issued += 1
+                name = "lanyard_\(state.issued)"
+            }
+            state.names[sql] = name
             return name
         }
+    }
+
+    /// postgres-nio remembers a failed preparation on its connection and answers every later execution of
+    /// that name with the same error. A preparation fails for a reason that passes (an earlier statement
+    /// of the same transaction failed) only with SQLSTATE 25P02; the statement then gets a fresh name.
+    func preparationFailed(_ sql: String, sqlState: String?) {
+        guard sqlState == "25P02" else { return }
+        state.withLock { _ = $0.names.removeValue(forKey: sql) }
     }
 
     static func isPreparable(_ sql: String) -> Bool {

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Testing
+@testable import LanyardStore
+import LanyardSupport
+
+/// Lanyard's PostgreSQL statements are named and prepared once per connection; these check the cases where
+/// a name could go wrong on a real server. Skipped without `LANYARD_TEST_POSTGRES_URL` (announced by
+/// `PostgresAvailabilityTests`).
+@Suite struct PostgresPreparedStatementTests {
+    @Test func aStatementFirstPreparedInsideAFailedTransactionWorksAfterTheRollback() async throws {
+        guard TestDatabase.postgresURL != nil else { return }
+        let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
+        guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
+        // One connection, so the retry below meets the very connection where the preparation failed.
+        let database = try await PostgresDatabase.connect(location, maximumConnections: 1, logger: Logger(label: "test"))
+        _ = try await database.read { try await $0.query("CREATE TABLE things (id TEXT PRIMARY KEY)") }
+        // SQL this process has never prepared before.
+        let probe = "SELECT id FROM things WHERE id = $1 AND '\(UUID().uuidString)' <> ''"
+
+        await #expect(throws: (any Error).self) {
+            try await database.transaction { connection in
+                try await connection.query("INSERT INTO things (id) VALUES ($1)", ["a"])
+                _ = try? await connection.query("INSERT INTO things (id) VALUES ($1)", ["a"])
+                return try await connection.query(probe, ["a"]).count
+            }
+        }
+        let rows = try await database.read { try await $0.query(probe, ["a"]) }
+        #expect(rows.isEmpty, "the failed transaction was rolled back")
+        _ = try await database.transaction { try await $0.query("INSERT INTO things (id) VALUES ($1)", ["b"]) }
+        #expect(try await database.read { try await $0.query(probe, ["b"]).count } == 1)
+        await database.close()
+        await cleanup()
+    }
+
+    @Test func oneStatementRunsWithDifferentValuesAndNullsOnOneConnection() async throws {
+        guard TestDatabase.postgresURL != nil else { return }
+        let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
+        guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
+        let database = try await PostgresDatabase.connect(location, maximumConnections: 1, logger: Logger(label: "test"))
+        _ = try await database.read { try await $0.query("CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT, at BIGINT)") }
+        let insert = "INSERT INTO notes (id, body, at) VALUES ($1, $2, $3)"
+        _ = try await database.transaction { connection in
+            try await connection.query(insert, ["n1", .null, .null])
+            try await connection.query(insert, ["n2", "text", 42])
+            try await connection.query(insert, ["n3", .null, 7])
+        }
+        let rows = try await database.read { try await $0.query("SELECT * FROM notes ORDER BY id") }
+        #expect(try rows.map { try $0.string("id") } == ["n1", "n2", "n3"])
+        #expect(try rows.map { try $0.optionalString("body") } == [nil, "text", nil])
+        #expect(rows.map { $0.values["at"] } == [.null, .integer(42), .integer(7)])
+        await database.close()
+        await cleanup()
+    }
+}
