@@ -111,7 +111,8 @@ struct Migrate: AsyncParsableCommand {
         let configuration = try Startup.configuration()
         let logger = Startup.logger(configuration)
         do {
-            let database = try await DatabaseFactory.open(configuration.database, logger: logger)
+            let database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
+                                                 logger: logger)
             let applied = try await Migrator(database: database, logger: logger).migrate()
             print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
             await database.close()

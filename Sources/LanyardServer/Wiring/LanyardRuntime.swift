@@ -27,7 +27,8 @@ public struct LanyardRuntime: Sendable {
         let masterKey = try MasterKeyLoader.load(configuration, random: random)
         let database: any Database
         do {
-            database = try await DatabaseFactory.open(configuration.database, logger: logger)
+            database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
+                                                 logger: logger)
             try await Migrator(database: database, logger: logger).migrate(now: clock.now())
         } catch {
             throw ConfigurationError(variable: "LANYARD_DATABASE_URL",

@@ -12,7 +12,12 @@ public final class PostgresDatabase: Database {
     private let runTask: Task<Void, Never>
     private let logger: Logger
 
-    public static func connect(_ location: DatabaseLocation.PostgresLocation, maximumConnections: Int = 20,
+    /// - Parameter connections: the pool's fixed size. Every connection is opened at start and kept, and idle
+    ///   connections are not pinged: postgres-nio schedules a timer task on every release of a connection
+    ///   that could close or ping it, and under load those tasks piled up faster than they finished (about
+    ///   5 KB per request, several hundred MB within a benchmark). A connection that closes (the server
+    ///   restarted, say) is replaced, since the pool keeps its minimum.
+    public static func connect(_ location: DatabaseLocation.PostgresLocation, connections: Int,
                                logger: Logger) async throws -> PostgresDatabase {
         let tls: PostgresClient.Configuration.TLS = switch location.tlsMode {
         case "disable": .disable
@@ -22,7 +27,9 @@ public final class PostgresDatabase: Database {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username,
             password: location.password, database: location.database, tls: tls)
-        configuration.options.maximumConnections = maximumConnections
+        configuration.options.maximumConnections = connections
+        configuration.options.minimumConnections = connections
+        configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(5)
         // The pool reports every failed connection attempt at info level; keep only real problems.
         var backgroundLogger = logger

@@ -7,6 +7,9 @@ public struct LanyardConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     public var port: Int = 8080
     public var database: DatabaseLocation = .sqliteFile(path: ".lanyard/lanyard.sqlite")
+    /// Connections to PostgreSQL per instance, opened at start and kept. Lanyard addition:
+    /// `LANYARD_DATABASE_POOL_SIZE`.
+    public var databasePoolSize = 10
     /// `nil` means `http://HOST:PORT`, resolved once the port is known.
     public var issuer: String?
     public var appleClientIDs: [String] = []
@@ -54,6 +57,7 @@ public struct LanyardConfiguration: Sendable {
             }
             config.database = location
         }
+        config.databasePoolSize = try reader.integer("LANYARD_DATABASE_POOL_SIZE", in: 1...500) ?? config.databasePoolSize
         if let issuer = reader.string("LANYARD_ISSUER") {
             guard let url = URL(string: issuer), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw ConfigurationError(variable: "LANYARD_ISSUER", problem: "expected an http(s) URL")

@@ -13,7 +13,7 @@ import LanyardSupport
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         // One connection, so the retry below meets the very connection where the preparation failed.
-        let database = try await PostgresDatabase.connect(location, maximumConnections: 1, logger: Logger(label: "test"))
+        let database = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
         _ = try await database.read { try await $0.query("CREATE TABLE things (id TEXT PRIMARY KEY)") }
         // SQL this process has never prepared before.
         let probe = "SELECT id FROM things WHERE id = $1 AND '\(UUID().uuidString)' <> ''"
@@ -37,7 +37,7 @@ import LanyardSupport
         guard TestDatabase.postgresURL != nil else { return }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
-        let database = try await PostgresDatabase.connect(location, maximumConnections: 1, logger: Logger(label: "test"))
+        let database = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
         _ = try await database.read { try await $0.query("CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT, at BIGINT)") }
         let insert = "INSERT INTO notes (id, body, at) VALUES ($1, $2, $3)"
         _ = try await database.transaction { connection in

@@ -37,13 +37,13 @@ enum TestDatabase: String, CustomTestStringConvertible, Sendable, CaseIterable {
             }
             let name = "lanyard_test_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
             let logger = Logger(label: "test.postgres")
-            let database = try await PostgresDatabase.connect(admin, maximumConnections: 1, logger: logger)
+            let database = try await PostgresDatabase.connect(admin, connections: 1, logger: logger)
             _ = try await database.read { try await $0.query("CREATE DATABASE \(name)", []) }
             await database.close()
             var url = URLComponents(string: adminURL)!
             url.path = "/\(name)"
             return (url.string!, {
-                if let database = try? await PostgresDatabase.connect(admin, maximumConnections: 1, logger: logger) {
+                if let database = try? await PostgresDatabase.connect(admin, connections: 1, logger: logger) {
                     _ = try? await database.read { try await $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", []) }
                     await database.close()
                 }

@@ -68,6 +68,8 @@ struct TestServer: Sendable {
             "LANYARD_PORT": String(port),
             "LANYARD_DEV": "1",
             "LANYARD_RATE_LIMITS": "off",
+            // Many servers run at once in the suite; a few connections each keep PostgreSQL's total low.
+            "LANYARD_DATABASE_POOL_SIZE": "3",
             "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
             "LANYARD_DATA_DIR": sharedDataDirectory,
         ])

@@ -149,6 +149,7 @@ import LanyardSupport
         #expect(configuration.host == "127.0.0.1")
         #expect(configuration.port == 8080)
         #expect(configuration.database == .sqliteFile(path: ".lanyard/lanyard.sqlite"))
+        #expect(configuration.databasePoolSize == 10)
         #expect(configuration.resolvedIssuer() == "http://127.0.0.1:8080")
         #expect(configuration.accessTokenTTL == 900)
         #expect(configuration.refreshTokenTTL == 2_592_000)
@@ -169,6 +170,7 @@ import LanyardSupport
             "LANYARD_USER_ID_STRATEGY": "derived",
             "LANYARD_TRUSTED_PROXIES": "10.0.0.0/8,fd00::/8",
             "LANYARD_RATE_LIMIT_LINK": "3/60",
+            "LANYARD_DATABASE_POOL_SIZE": "32",
         ])
         #expect(configuration.database == .postgres(.init(host: "db.internal", port: 6543, username: "lanyard",
                                                           password: "s@cret", database: "auth", tlsMode: "disable")))
@@ -176,6 +178,7 @@ import LanyardSupport
         #expect(configuration.userIDStrategy == .derived)
         #expect(configuration.trustedProxies.count == 2)
         #expect(configuration.rateLimits.link == .init(limit: 3, window: 60))
+        #expect(configuration.databasePoolSize == 32)
     }
 
     @Test(arguments: [
@@ -191,6 +194,7 @@ import LanyardSupport
         ("LANYARD_TRUSTED_PROXIES", "10.0.0.0/99"),
         ("LANYARD_RATE_LIMITS", "sometimes"),
         ("LANYARD_WEBHOOK_SECRET", "plain"),
+        ("LANYARD_DATABASE_POOL_SIZE", "0"),
     ])
     func aBadSettingNamesItsVariable(variable: String, value: String) {
         #expect {
