@@ -74,6 +74,10 @@ public struct UserView: JSONWritable, Sendable, Equatable {
 public struct MeResponse: JSONWritable, Sendable {
     public var user: UserView
 
+    public init(user: UserView) {
+        self.user = user
+    }
+
     public func write(to writer: inout JSONWriter) {
         writer.object { json in
             user.writeMembers(to: &json)

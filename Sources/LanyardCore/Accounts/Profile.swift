@@ -12,12 +12,6 @@ public struct Profile: Sendable {
         self.dependencies = dependencies
     }
 
-    public func me(_ caller: Caller) async throws -> MeResponse {
-        try await dependencies.database.read { connection in
-            MeResponse(user: try await UserView.load(userID: caller.userID, connection: connection))
-        }
-    }
-
     /// Sets or clears (`nil`) the display name.
     public func setDisplayName(_ name: String?, caller: Caller) async throws -> MeResponse {
         let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -31,20 +31,38 @@ public struct Authenticator: Sendable {
     /// retried sign-in after a lost response can land in the same account (DESIGN section 6).
     public func authenticateAllowingMerged(bearer token: String) async throws -> Caller {
         let claims = try await dependencies.accessTokens.verify(token)
-        let now = dependencies.clock.now()
         let found = try await dependencies.database.read { connection in
             try await SessionStore(connection).findWithOwner(id: claims.sid)
         }
-        guard let found, found.session.userID == claims.sub else {
-            throw LanyardError.unauthorized("This session has ended")
+        guard let found else { throw LanyardError.unauthorized("This session has ended") }
+        return try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
+                          ownerMergedInto: found.ownerMergedInto)
+    }
+
+    /// `authenticate` and the caller's account, read together (one query: `GET /v1/users/me` is the most
+    /// frequent authenticated request).
+    public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, UserView) {
+        let claims = try await dependencies.accessTokens.verify(token)
+        let found = try await dependencies.database.read { connection in
+            try await UserStore(connection).findWithIdentities(sessionID: claims.sid)
         }
-        let session = found.session
-        if let mergedInto = found.ownerMergedInto {
+        guard let (session, user, identities) = found else { throw LanyardError.unauthorized("This session has ended") }
+        let caller = try caller(claims: claims, session: session, ownerIsAnonymous: user.isAnonymous,
+                                ownerMergedInto: user.mergedInto)
+        guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
+        return (caller, UserView(user: user, identities: identities))
+    }
+
+    /// The caller a verified token speaks for, given its session and the session's account as stored.
+    private func caller(claims: AccessTokenClaims, session: SessionRecord, ownerIsAnonymous: Bool,
+                        ownerMergedInto: String?) throws -> Caller {
+        guard session.userID == claims.sub else { throw LanyardError.unauthorized("This session has ended") }
+        if let mergedInto = ownerMergedInto {
             return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
                           mergedInto: mergedInto)
         }
-        guard session.isActive(at: now) else { throw LanyardError.unauthorized("This session has ended") }
-        return Caller(userID: session.userID, sessionID: session.id, isAnonymous: found.ownerIsAnonymous,
+        guard session.isActive(at: dependencies.clock.now()) else { throw LanyardError.unauthorized("This session has ended") }
+        return Caller(userID: session.userID, sessionID: session.id, isAnonymous: ownerIsAnonymous,
                       authTime: session.authTime, mergedInto: nil)
     }
 

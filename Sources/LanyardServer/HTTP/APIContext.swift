@@ -37,6 +37,12 @@ struct APIContext: Sendable {
         return try await Authenticator(dependencies).authenticate(bearer: token)
     }
 
+    /// `caller` and the caller's account, read in one query.
+    func callerReadingAccount(_ request: Request) async throws -> (Caller, UserView) {
+        guard let token = try bearerToken(request) else { throw LanyardError.unauthorized }
+        return try await Authenticator(dependencies).authenticateReadingAccount(bearer: token)
+    }
+
     func provider(_ context: LanyardRequestContext) throws -> Provider {
         try dependencies.providerTokens.provider(named: context.parameters.get("provider") ?? "")
     }

@@ -14,8 +14,8 @@ struct UserRoutes {
     }
 
     @Sendable func me(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
-        return JSONResponse.make(try await Profile(api.dependencies).me(caller))
+        let (_, account) = try await api.callerReadingAccount(request)
+        return JSONResponse.make(MeResponse(user: account))
     }
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -26,18 +26,27 @@ public struct SessionRecord: Sendable, Equatable {
         self.userAgent = userAgent
     }
 
-    init(row: SQLRow) throws {
-        id = try row.string("id")
-        userID = try row.string("user_id")
-        createdAt = try row.date("created_at")
-        refreshedAt = try row.date("refreshed_at")
-        expiresAt = try row.date("expires_at")
-        authTime = try row.date("auth_time")
-        amr = try row.string("amr")
-        clientIP = try row.optionalString("client_ip")
-        userAgent = try row.optionalString("user_agent")
-        revokedAt = try row.optionalDate("revoked_at")
-        revokedReason = try row.optionalString("revoked_reason")
+    init(row: SQLRow, prefix: String = "") throws {
+        id = try row.string(prefix + "id")
+        userID = try row.string(prefix + "user_id")
+        createdAt = try row.date(prefix + "created_at")
+        refreshedAt = try row.date(prefix + "refreshed_at")
+        expiresAt = try row.date(prefix + "expires_at")
+        authTime = try row.date(prefix + "auth_time")
+        amr = try row.string(prefix + "amr")
+        clientIP = try row.optionalString(prefix + "client_ip")
+        userAgent = try row.optionalString(prefix + "user_agent")
+        revokedAt = try row.optionalDate(prefix + "revoked_at")
+        revokedReason = try row.optionalString(prefix + "revoked_reason")
+    }
+
+    static let columnPrefix = "session_"
+    static let columns = ["id", "user_id", "created_at", "refreshed_at", "expires_at", "auth_time", "amr", "client_ip",
+                          "user_agent", "revoked_at", "revoked_reason"]
+
+    /// `s.id AS session_id, …`: the session's columns beside another table's, which may share their names.
+    static func prefixedColumns(table: String) -> String {
+        columns.map { "\(table).\($0) AS \(columnPrefix)\($0)" }.joined(separator: ", ")
     }
 
     public func isActive(at date: Date) -> Bool {
@@ -75,7 +84,7 @@ public struct SessionStore: Sendable {
     }
 
     public func find(id: String) async throws -> SessionRecord? {
-        try await connection.first("SELECT * FROM sessions WHERE id = $1", [.text(id)]).map(SessionRecord.init(row:))
+        try await connection.first("SELECT * FROM sessions WHERE id = $1", [.text(id)]).map { try SessionRecord(row: $0) }
     }
 
     /// The session with what every authenticated request needs of its account, in one query.
@@ -92,7 +101,7 @@ public struct SessionStore: Sendable {
         try await connection.query("""
             SELECT * FROM sessions WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2
             ORDER BY created_at DESC, id
-            """, [.text(userID), .date(date)]).map(SessionRecord.init(row:))
+            """, [.text(userID), .date(date)]).map { try SessionRecord(row: $0) }
     }
 
     public func extend(id: String, refreshedAt: Date, expiresAt: Date) async throws {
