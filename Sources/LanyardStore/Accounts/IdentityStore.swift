@@ -62,7 +62,6 @@ public struct IdentityStore: Sendable {
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))
     }
 
-    /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     /// The identity with when its account was last active (sign-in decides from it whether to write that).
     public func findWithOwnerActivity(provider: String, providerUserID: String) async throws -> (IdentityRecord, ownerLastActiveAt: Date)? {
         guard let row = try await connection.first("""
@@ -72,6 +71,7 @@ public struct IdentityStore: Sendable {
         return (try IdentityRecord(row: row), try row.date("owner_last_active_at"))
     }
 
+    /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     public func list(userID: String) async throws -> [IdentityRecord] {
         try await connection.query("SELECT * FROM identities WHERE user_id = $1 ORDER BY link_position",
                                    [.text(userID)]).map(IdentityRecord.init(row:))

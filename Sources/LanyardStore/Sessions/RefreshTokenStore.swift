@@ -5,20 +5,6 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var sessionID: String
     public var createdAt: Date
     public var rotatedAt: Date?
-
-    init(tokenHash: String, sessionID: String, createdAt: Date, rotatedAt: Date?) {
-        self.tokenHash = tokenHash
-        self.sessionID = sessionID
-        self.createdAt = createdAt
-        self.rotatedAt = rotatedAt
-    }
-
-    init(row: SQLRow) throws {
-        tokenHash = try row.string("token_hash")
-        sessionID = try row.string("session_id")
-        createdAt = try row.date("created_at")
-        rotatedAt = try row.optionalDate("rotated_at")
-    }
 }
 
 /// The `refresh_tokens` table. Only SHA-256 hashes are stored, never a token.

@@ -104,11 +104,6 @@ public struct SessionStore: Sendable {
             """, [.text(userID), .date(date)]).map { try SessionRecord(row: $0) }
     }
 
-    public func extend(id: String, refreshedAt: Date, expiresAt: Date) async throws {
-        try await connection.query("UPDATE sessions SET refreshed_at = $2, expires_at = $3 WHERE id = $1",
-                                   [.text(id), .date(refreshedAt), .date(expiresAt)])
-    }
-
     /// - Returns: whether the session was active and is now revoked.
     @discardableResult
     public func revoke(id: String, reason: String, at date: Date) async throws -> Bool {

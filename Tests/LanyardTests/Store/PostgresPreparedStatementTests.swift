@@ -8,6 +8,23 @@ import LanyardSupport
 /// a name could go wrong on a real server. Skipped without `LANYARD_TEST_POSTGRES_URL` (announced by
 /// `PostgresAvailabilityTests`).
 @Suite struct PostgresPreparedStatementTests {
+    @Test func readsAndWritesAreNamedOnceAndSchemaChangesRunUnnamed() {
+        let statements = PreparedStatements()
+        let select = "SELECT * FROM users WHERE id = $1"
+        let name = statements.name(for: select)
+        #expect(name != nil)
+        #expect(statements.name(for: select) == name, "the same SQL keeps its name")
+        #expect(statements.name(for: "  WITH x AS (SELECT 1) SELECT * FROM x") != nil)
+        #expect(statements.name(for: "UPDATE users SET display_name = $2 WHERE id = $1") != name)
+        #expect(statements.name(for: "CREATE TABLE t (id TEXT)") == nil)
+        #expect(statements.name(for: "SELECT pg_advisory_xact_lock(1)") != nil)
+        statements.preparationFailed(select, sqlState: "23505")
+        #expect(statements.name(for: select) == name, "a failure of the statement itself keeps the name")
+        statements.preparationFailed(select, sqlState: "25P02")
+        let renamed = statements.name(for: select)
+        #expect(renamed != nil && renamed != name, "a preparation refused by a failed transaction is renamed")
+    }
+
     @Test func aStatementFirstPreparedInsideAFailedTransactionWorksAfterTheRollback() async throws {
         guard TestDatabase.postgresURL != nil else { return }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
