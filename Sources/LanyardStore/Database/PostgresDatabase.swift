@@ -11,6 +11,8 @@ public final class PostgresDatabase: Database {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    /// Statement names, or `nil` when the URL says `prepared_statements=off`.
+    private let statements: PreparedStatements?
 
     /// - Parameter connections: the pool's fixed size. Every connection is opened at start and kept, and idle
     ///   connections are not pinged: postgres-nio schedules a timer task on every release of a connection
@@ -35,7 +37,8 @@ public final class PostgresDatabase: Database {
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .error)
         let client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
-        let database = PostgresDatabase(client: client, logger: logger)
+        let database = PostgresDatabase(client: client, logger: logger,
+                                        statements: location.preparedStatements ? .shared : nil)
         // The pool retries unreachable servers forever; start-up should fail with a clear message instead.
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -54,7 +57,8 @@ public final class PostgresDatabase: Database {
         return database
     }
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, logger: Logger, statements: PreparedStatements?) {
+        self.statements = statements
         self.client = client
         self.logger = logger
         self.runTask = Task { await client.run() }
@@ -64,7 +68,7 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                let handle = Handle(connection: connection, logger: logger)
+                let handle = Handle(connection: connection, logger: logger, statements: statements)
                 try await handle.control("BEGIN")
                 do {
                     let result = try await body(handle)
@@ -82,7 +86,7 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                try await body(Handle(connection: connection, logger: logger))
+                try await body(Handle(connection: connection, logger: logger, statements: statements))
             }
         }
     }
@@ -116,6 +120,7 @@ public final class PostgresDatabase: Database {
     struct Handle: DatabaseConnection {
         let connection: PostgresConnection
         let logger: Logger
+        let statements: PreparedStatements?
         var dialect: SQLDialect { .postgres }
 
         @discardableResult
@@ -133,7 +138,7 @@ public final class PostgresDatabase: Database {
             }
             do {
                 var result: [SQLRow] = []
-                if let name = PreparedStatements.shared.name(for: sql) {
+                if let statements, let name = statements.name(for: sql) {
                     let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
                     do {
                         let rows = try await RuntimeStatement.$current.withValue(text) {
@@ -141,7 +146,7 @@ public final class PostgresDatabase: Database {
                         }
                         for try await row in rows { result.append(try Self.row(row)) }
                     } catch let error as PSQLError {
-                        PreparedStatements.shared.preparationFailed(sql, sqlState: error.serverInfo?[.sqlState])
+                        statements.preparationFailed(sql, sqlState: error.serverInfo?[.sqlState])
                         throw error
                     }
                 } else {

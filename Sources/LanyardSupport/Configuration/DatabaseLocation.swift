@@ -14,14 +14,19 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         public var database: String
         /// `sslmode` from the query string: `disable`, `prefer` (default) or `require`.
         public var tlsMode: String
+        /// `prepared_statements=off` in the query string runs every statement unnamed, for poolers in
+        /// transaction mode that cannot keep a connection's prepared statements (older PgBouncer).
+        public var preparedStatements: Bool
 
-        public init(host: String, port: Int, username: String, password: String?, database: String, tlsMode: String) {
+        public init(host: String, port: Int, username: String, password: String?, database: String, tlsMode: String,
+                    preparedStatements: Bool = true) {
             self.host = host
             self.port = port
             self.username = username
             self.password = password
             self.database = database
             self.tlsMode = tlsMode
+            self.preparedStatements = preparedStatements
         }
     }
 
@@ -47,11 +52,13 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         guard !database.isEmpty else { return nil }
         let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
         guard ["disable", "prefer", "require"].contains(tlsMode) else { return nil }
+        let prepared = components.queryItems?.first(where: { $0.name == "prepared_statements" })?.value ?? "on"
+        guard ["on", "off"].contains(prepared) else { return nil }
         self = .postgres(PostgresLocation(
             host: host, port: components.port ?? 5432,
             username: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: database, tlsMode: tlsMode))
+            database: database, tlsMode: tlsMode, preparedStatements: prepared == "on"))
     }
 
     public var isPostgres: Bool {

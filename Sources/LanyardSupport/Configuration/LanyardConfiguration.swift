@@ -53,7 +53,7 @@ public struct LanyardConfiguration: Sendable {
         if let url = reader.string("LANYARD_DATABASE_URL") {
             guard let location = DatabaseLocation(url: url) else {
                 throw ConfigurationError(variable: "LANYARD_DATABASE_URL",
-                                         problem: "expected sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db")
+                                         problem: "expected sqlite:PATH, sqlite::memory: or postgres://user:pass@host:port/db (query: sslmode=disable|prefer|require, prepared_statements=on|off)")
             }
             config.database = location
         }

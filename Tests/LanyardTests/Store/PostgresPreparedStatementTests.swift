@@ -50,6 +50,27 @@ import LanyardSupport
         await cleanup()
     }
 
+    @Test(arguments: [true, false])
+    func statementsArePreparedOnTheServerUnlessTheURLTurnsThemOff(prepared: Bool) async throws {
+        guard TestDatabase.postgresURL != nil else { return }
+        let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
+        let configured = url + (url.contains("?") ? "&" : "?") + "prepared_statements=\(prepared ? "on" : "off")"
+        guard case .postgres(let location) = DatabaseLocation(url: configured) else { throw TestSetupError("not postgres") }
+        #expect(location.preparedStatements == prepared)
+        let database = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
+        let probe = "SELECT $1::text AS echo, '\(UUID().uuidString)' AS marker"
+        for value in ["a", "b"] {
+            #expect(try await database.read { try await $0.query(probe, [.text(value)]) }.first?.string("echo") == value)
+        }
+        // pg_prepared_statements lists the statements prepared on this (the pool's only) connection.
+        let listed = try await database.read {
+            try await $0.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%' || $1", [.text("AS marker")])
+        }
+        #expect(listed.count == (prepared ? 1 : 0))
+        await database.close()
+        await cleanup()
+    }
+
     @Test func oneStatementRunsWithDifferentValuesAndNullsOnOneConnection() async throws {
         guard TestDatabase.postgresURL != nil else { return }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()

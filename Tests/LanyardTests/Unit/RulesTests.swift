@@ -181,6 +181,19 @@ import LanyardSupport
         #expect(configuration.databasePoolSize == 32)
     }
 
+    @Test func preparedStatementsAreOnUnlessTheDatabaseURLTurnsThemOff() throws {
+        let key = Data(repeating: 1, count: 32).base64EncodedString()
+        func location(_ url: String) throws -> DatabaseLocation {
+            try LanyardConfiguration.load(environment: ["LANYARD_DATABASE_URL": url, "LANYARD_MASTER_KEY": key]).database
+        }
+        guard case .postgres(let plain) = try location("postgres://u@h/db"),
+              case .postgres(let pooled) = try location("postgres://u@h:6543/db?sslmode=require&prepared_statements=off")
+        else { Issue.record("not postgres"); return }
+        #expect(plain.preparedStatements)
+        #expect(!pooled.preparedStatements)
+        #expect(pooled.tlsMode == "require" && pooled.port == 6543)
+    }
+
     @Test(arguments: [
         ("LANYARD_PORT", "eighty"),
         ("LANYARD_PORT", "70000"),
@@ -195,6 +208,7 @@ import LanyardSupport
         ("LANYARD_RATE_LIMITS", "sometimes"),
         ("LANYARD_WEBHOOK_SECRET", "plain"),
         ("LANYARD_DATABASE_POOL_SIZE", "0"),
+        ("LANYARD_DATABASE_URL", "postgres://u@h/db?prepared_statements=maybe"),
     ])
     func aBadSettingNamesItsVariable(variable: String, value: String) {
         #expect {
