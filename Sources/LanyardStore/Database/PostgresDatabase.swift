@@ -26,9 +26,13 @@ public final class PostgresDatabase: Database {
         case "require": .require(.makeClientConfiguration())
         default: .prefer(.makeClientConfiguration())
         }
-        var configuration = PostgresClient.Configuration(
-            host: location.host, port: location.port, username: location.username,
-            password: location.password, database: location.database, tls: tls)
+        var configuration = if let directory = location.socketDirectory {
+            PostgresClient.Configuration(unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)", username: location.username,
+                                         password: location.password, database: location.database)
+        } else {
+            PostgresClient.Configuration(host: location.host, port: location.port, username: location.username,
+                                         password: location.password, database: location.database, tls: tls)
+        }
         configuration.options.maximumConnections = connections
         configuration.options.minimumConnections = connections
         configuration.options.keepAliveBehavior = nil
@@ -45,7 +49,7 @@ public final class PostgresDatabase: Database {
                 group.addTask { try await database.ping() }
                 group.addTask {
                     try await Task.sleep(for: .seconds(10))
-                    throw StoreError.unavailable("no answer from \(location.host):\(location.port) within 10 s")
+                    throw StoreError.unavailable("no answer from \(location.socketDirectory ?? location.host):\(location.port) within 10 s")
                 }
                 try await group.next()
                 group.cancelAll()

@@ -17,9 +17,13 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         /// `prepared_statements=off` in the query string runs every statement unnamed, for poolers in
         /// transaction mode that cannot keep a connection's prepared statements (older PgBouncer).
         public var preparedStatements: Bool
+        /// A directory holding the server's Unix-domain socket (`?host=/var/run/postgresql`, as libpq spells
+        /// it) instead of a TCP host: cheaper per statement for a server on the same machine.
+        public var socketDirectory: String?
 
         public init(host: String, port: Int, username: String, password: String?, database: String, tlsMode: String,
-                    preparedStatements: Bool = true) {
+                    preparedStatements: Bool = true, socketDirectory: String? = nil) {
+            self.socketDirectory = socketDirectory
             self.host = host
             self.port = port
             self.username = username
@@ -45,9 +49,17 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"),
               let components = URLComponents(string: url),
-              let host = components.host, !host.isEmpty,
               let user = components.user, !user.isEmpty
         else { return nil }
+        let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        if let socketDirectory, !socketDirectory.hasPrefix("/") { return nil }
+        let host = components.host ?? ""
+        guard !host.isEmpty || socketDirectory != nil else { return nil }
+        var port = components.port ?? 5432
+        if let text = components.queryItems?.first(where: { $0.name == "port" })?.value {
+            guard let number = Int(text), (1...65535).contains(number) else { return nil }
+            port = number
+        }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         guard !database.isEmpty else { return nil }
         let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
@@ -55,10 +67,10 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         let prepared = components.queryItems?.first(where: { $0.name == "prepared_statements" })?.value ?? "on"
         guard ["on", "off"].contains(prepared) else { return nil }
         self = .postgres(PostgresLocation(
-            host: host, port: components.port ?? 5432,
+            host: host, port: port,
             username: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
-            database: database, tlsMode: tlsMode, preparedStatements: prepared == "on"))
+            database: database, tlsMode: tlsMode, preparedStatements: prepared == "on", socketDirectory: socketDirectory))
     }
 
     public var isPostgres: Bool {
@@ -71,7 +83,12 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqliteFile(let path): "sqlite:\(path)"
         case .sqliteMemory: "sqlite::memory:"
-        case .postgres(let location): "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database)"
+        case .postgres(let location):
+            if let directory = location.socketDirectory {
+                "postgres://\(location.username)@/\(location.database)?host=\(directory) (port \(location.port))"
+            } else {
+                "postgres://\(location.username)@\(location.host):\(location.port)/\(location.database)"
+            }
         }
     }
 }

@@ -181,7 +181,7 @@ import LanyardSupport
         #expect(configuration.databasePoolSize == 32)
     }
 
-    @Test func preparedStatementsAreOnUnlessTheDatabaseURLTurnsThemOff() throws {
+    @Test func thePostgresURLCarriesPreparedStatementsAndASocketDirectory() throws {
         let key = Data(repeating: 1, count: 32).base64EncodedString()
         func location(_ url: String) throws -> DatabaseLocation {
             try LanyardConfiguration.load(environment: ["LANYARD_DATABASE_URL": url, "LANYARD_MASTER_KEY": key]).database
@@ -192,6 +192,9 @@ import LanyardSupport
         #expect(plain.preparedStatements)
         #expect(!pooled.preparedStatements)
         #expect(pooled.tlsMode == "require" && pooled.port == 6543)
+        guard case .postgres(let local) = try location("postgres://lanyard@/auth?host=/run/postgresql&port=5433")
+        else { Issue.record("not postgres"); return }
+        #expect(local.socketDirectory == "/run/postgresql" && local.port == 5433 && local.database == "auth")
     }
 
     @Test(arguments: [
@@ -209,6 +212,9 @@ import LanyardSupport
         ("LANYARD_WEBHOOK_SECRET", "plain"),
         ("LANYARD_DATABASE_POOL_SIZE", "0"),
         ("LANYARD_DATABASE_URL", "postgres://u@h/db?prepared_statements=maybe"),
+        ("LANYARD_DATABASE_URL", "postgres://u@/db"),
+        ("LANYARD_DATABASE_URL", "postgres://u@/db?host=relative/dir"),
+        ("LANYARD_DATABASE_URL", "postgres://u@/db?host=/run/postgresql&port=0"),
     ])
     func aBadSettingNamesItsVariable(variable: String, value: String) {
         #expect {
