@@ -18,7 +18,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         /// transaction mode that cannot keep a connection's prepared statements (older PgBouncer).
         public var preparedStatements: Bool
         /// A directory holding the server's Unix-domain socket (`?host=/var/run/postgresql`, as libpq spells
-        /// it) instead of a TCP host: cheaper per statement for a server on the same machine.
+        /// it) instead of a TCP host, for a server on the same machine.
         public var socketDirectory: String?
 
         public init(host: String, port: Int, username: String, password: String?, database: String, tlsMode: String,
@@ -51,20 +51,21 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
               let components = URLComponents(string: url),
               let user = components.user, !user.isEmpty
         else { return nil }
-        let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        func option(_ name: String) -> String? { components.queryItems?.first(where: { $0.name == name })?.value }
+        let socketDirectory = option("host")
         if let socketDirectory, !socketDirectory.hasPrefix("/") { return nil }
         let host = components.host ?? ""
         guard !host.isEmpty || socketDirectory != nil else { return nil }
         var port = components.port ?? 5432
-        if let text = components.queryItems?.first(where: { $0.name == "port" })?.value {
+        if let text = option("port") {
             guard let number = Int(text), (1...65535).contains(number) else { return nil }
             port = number
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         guard !database.isEmpty else { return nil }
-        let tlsMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+        let tlsMode = option("sslmode") ?? "prefer"
         guard ["disable", "prefer", "require"].contains(tlsMode) else { return nil }
-        let prepared = components.queryItems?.first(where: { $0.name == "prepared_statements" })?.value ?? "on"
+        let prepared = option("prepared_statements") ?? "on"
         guard ["on", "off"].contains(prepared) else { return nil }
         self = .postgres(PostgresLocation(
             host: host, port: port,
