@@ -47,8 +47,9 @@ public struct SignIn: Sendable {
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            let found = try await identities.findWithOwnerActivity(provider: provider.rawValue, providerUserID: identity.subject)
-            let existing = found?.0
+            let found = try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
+            let existing = found?.identity
+            let name = request.fullName ?? identity.name
 
             var userID: String
             var isNewUser = false
@@ -82,13 +83,14 @@ public struct SignIn: Sendable {
                 case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
                 }
                 isNewUser = true
-                try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false))
+                try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false, displayName: name))
                 try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
                                                            linkedAt: now, lastSignInAt: now))
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
             }
 
-            if let name = request.fullName ?? identity.name {
+            // A known account keeps its name; one without (a guest, say) takes the provider's.
+            if let name, !isNewUser, !(found?.ownerIsNamed == true && userID == existing?.userID) {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
             // A new account starts active; a known one's activity is written only when it has gone stale.

@@ -37,6 +37,12 @@ public struct IdentityRecord: Sendable, Equatable {
     }
 }
 
+public struct IdentityWithOwner: Sendable {
+    public var identity: IdentityRecord
+    public var ownerLastActiveAt: Date
+    public var ownerIsNamed: Bool
+}
+
 /// The `identities` table. Its unique constraints are what keep a provider account on one Lanyard account.
 public struct IdentityStore: Sendable {
     let connection: any DatabaseConnection
@@ -45,9 +51,10 @@ public struct IdentityStore: Sendable {
         self.connection = connection
     }
 
-    /// - Throws: `StoreError.uniqueViolation` when the provider account or this provider is already taken.
+    /// - Throws: `StoreError.uniqueViolation` when the provider account or this provider is already taken
+    ///   (on PostgreSQL possibly only when the transaction commits: the insert is held back, see `enqueueWrite`).
     public func insert(_ identity: IdentityRecord) async throws {
-        try await connection.query("""
+        try await connection.enqueueWrite("""
             INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
                                     is_private_email, linked_at, last_sign_in_at, link_position)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
@@ -62,13 +69,16 @@ public struct IdentityStore: Sendable {
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))
     }
 
-    /// The identity with when its account was last active (sign-in decides from it whether to write that).
-    public func findWithOwnerActivity(provider: String, providerUserID: String) async throws -> (IdentityRecord, ownerLastActiveAt: Date)? {
+    /// The identity with what sign-in decides its account's writes from: when the account was last active,
+    /// and whether it has a name.
+    public func findWithOwner(provider: String, providerUserID: String) async throws -> IdentityWithOwner? {
         guard let row = try await connection.first("""
-            SELECT i.*, u.last_active_at AS owner_last_active_at
+            SELECT i.*, u.last_active_at AS owner_last_active_at, u.display_name IS NOT NULL AS owner_is_named
             FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider = $1 AND i.provider_user_id = $2
             """, [.text(provider), .text(providerUserID)]) else { return nil }
-        return (try IdentityRecord(row: row), try row.date("owner_last_active_at"))
+        return IdentityWithOwner(identity: try IdentityRecord(row: row),
+                                 ownerLastActiveAt: try row.date("owner_last_active_at"),
+                                 ownerIsNamed: try row.bool("owner_is_named"))
     }
 
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
@@ -79,7 +89,7 @@ public struct IdentityStore: Sendable {
 
     /// Records a sign-in and refreshes what the provider now says about the email.
     public func recordSignIn(id: String, at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) async throws {
-        try await connection.query("""
+        try await connection.enqueueWrite("""
             UPDATE identities SET last_sign_in_at = $2, email = COALESCE($3, email), email_verified = $4,
                                   is_private_email = $5
             WHERE id = $1

@@ -40,7 +40,7 @@ public struct UserStore: Sendable {
     }
 
     public func insert(_ user: UserRecord) async throws {
-        try await connection.query("""
+        try await connection.enqueueWrite("""
             INSERT INTO users (id, created_at, updated_at, last_active_at, is_anonymous, display_name)
             VALUES ($1, $2, $3, $4, $5, $6)
             """, [.text(user.id), .date(user.createdAt), .date(user.updatedAt), .date(user.lastActiveAt),
@@ -117,7 +117,7 @@ public struct UserStore: Sendable {
     }
 
     public func markActive(id: String, at date: Date) async throws {
-        try await connection.query("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at <= $3",
+        try await connection.enqueueWrite("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at <= $3",
                                    [.text(id), .date(date), .date(date.addingTimeInterval(-Self.activityResolution))])
     }
 
@@ -128,7 +128,7 @@ public struct UserStore: Sendable {
 
     /// Fills the name only when the account has none (Apple sends the name on the first authorization only).
     public func setDisplayNameIfEmpty(id: String, to name: String, at date: Date) async throws {
-        try await connection.query("""
+        try await connection.enqueueWrite("""
             UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1 AND display_name IS NULL
             """, [.text(id), .text(name), .date(date)])
     }

@@ -36,8 +36,9 @@ public struct AuditStore: Sendable {
         self.connection = connection
     }
 
+    /// Held back with the transaction's other blind writes on PostgreSQL (see `enqueueWrite`).
     public func append(_ entry: AuditEntry) async throws {
-        try await connection.query("""
+        try await connection.enqueueWrite("""
             INSERT INTO audit_log (at, event, user_id, session_id, client_ip, details) VALUES ($1, $2, $3, $4, $5, $6)
             """, [.date(entry.at), .text(entry.event), .optionalText(entry.userID), .optionalText(entry.sessionID),
                   .optionalText(entry.clientIP), .optionalText(entry.details)])

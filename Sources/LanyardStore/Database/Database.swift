@@ -19,6 +19,12 @@ public protocol DatabaseConnection: Sendable {
 
     @discardableResult
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+
+    /// Runs a plain `INSERT`, `UPDATE` or `DELETE` whose outcome nothing in the transaction reads or catches.
+    /// PostgreSQL holds it back and sends the held writes as one statement before the transaction's next
+    /// other statement or its commit (a round trip saved per write); SQLite runs it at once. Its errors may
+    /// therefore surface at the commit.
+    func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws
 }
 
 extension DatabaseConnection {
@@ -29,6 +35,10 @@ extension DatabaseConnection {
 
     public func first(_ sql: String, _ binds: [SQLValue] = []) async throws -> SQLRow? {
         try await query(sql, binds).first
+    }
+
+    public func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
+        try await query(sql, binds)
     }
 }
 

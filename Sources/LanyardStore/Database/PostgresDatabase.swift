@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL through a connection pool; several Lanyard instances may share one server.
 public final class PostgresDatabase: Database {
@@ -37,6 +38,8 @@ public final class PostgresDatabase: Database {
         configuration.options.minimumConnections = connections
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(5)
+        // Transactions rely on read committed, PostgreSQL's default, whatever the server's default is.
+        configuration.options.additionalStartupParameters = [("default_transaction_isolation", "read committed")]
         // The pool reports every failed connection attempt at info level; keep only real problems.
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .error)
@@ -68,18 +71,21 @@ public final class PostgresDatabase: Database {
         self.runTask = Task { await client.run() }
     }
 
+    /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard runs at read committed
+    /// (pinned when connecting), where each statement reads the latest committed rows whether or not a
+    /// transaction is open, so plain reads before the first write mean the same outside one. With writes
+    /// held back (`enqueueWrite`), a sign-in is then a read and one atomic statement: no `BEGIN`, no `COMMIT`.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                let handle = Handle(connection: connection, logger: logger, statements: statements)
-                try await handle.control("BEGIN")
+                let handle = Handle(connection: connection, logger: logger, statements: statements, inTransaction: true)
                 do {
                     let result = try await body(handle)
-                    try await handle.control("COMMIT")
+                    try await handle.commit()
                     return result
                 } catch {
-                    _ = try? await handle.control("ROLLBACK")
+                    await handle.rollback()
                     throw error
                 }
             }
@@ -90,7 +96,7 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                try await body(Handle(connection: connection, logger: logger, statements: statements))
+                try await body(Handle(connection: connection, logger: logger, statements: statements, inTransaction: false))
             }
         }
     }
@@ -121,14 +127,94 @@ public final class PostgresDatabase: Database {
         }
     }
 
-    struct Handle: DatabaseConnection {
+    final class Handle: DatabaseConnection {
         let connection: PostgresConnection
         let logger: Logger
         let statements: PreparedStatements?
+        private let inTransaction: Bool
+        private let transaction = Mutex(TransactionState())
         var dialect: SQLDialect { .postgres }
+
+        struct TransactionState {
+            var begun = false
+            var held = WriteBatch()
+        }
+
+        init(connection: PostgresConnection, logger: Logger, statements: PreparedStatements?, inTransaction: Bool) {
+            self.connection = connection
+            self.logger = logger
+            self.statements = statements
+            self.inTransaction = inTransaction
+        }
 
         @discardableResult
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            if inTransaction {
+                let mayRunFirst = Self.isPlainRead(sql)
+                // Held writes go first; a statement that locks or writes opens the transaction.
+                let (begin, held) = transaction.withLock { state in
+                    state.held.isEmpty && (state.begun || mayRunFirst) ? (false, nil) : Self.takeHeld(&state)
+                }
+                try await send(begin: begin, held)
+            }
+            return try await run(sql, binds)
+        }
+
+        func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
+            guard inTransaction, let target = WriteBatch.target(of: sql) else {
+                try await query(sql, binds)
+                return
+            }
+            // A write that depends on a held one goes in the next batch; the held ones run first, in a transaction.
+            let (begin, held) = transaction.withLock { state in
+                let earlier = state.held.accepts(target) ? (false, nil) : Self.takeHeld(&state)
+                state.held.append(sql, binds, target: target)
+                return earlier
+            }
+            try await send(begin: begin, held)
+        }
+
+        /// Sends the held writes: alone when no transaction was begun (one statement commits atomically).
+        func commit() async throws {
+            let (begun, held) = transaction.withLock { state in
+                defer { state = TransactionState() }
+                return (state.begun, state.held.isEmpty ? nil : state.held.statement())
+            }
+            if let held { try await run(held.sql, held.binds) }
+            if begun { try await control("COMMIT") }
+        }
+
+        func rollback() async {
+            let begun = transaction.withLock { state in
+                defer { state = TransactionState() }
+                return state.begun
+            }
+            if begun { _ = try? await control("ROLLBACK") }
+        }
+
+        /// The held writes as one statement, and whether `BEGIN` must go first; the transaction counts as begun.
+        private static func takeHeld(_ state: inout TransactionState) -> (Bool, (sql: String, binds: [SQLValue])?) {
+            let begin = !state.begun
+            state.begun = true
+            defer { state.held = WriteBatch() }
+            return (begin, state.held.isEmpty ? nil : state.held.statement())
+        }
+
+        private func send(begin: Bool, _ held: (sql: String, binds: [SQLValue])?) async throws {
+            if begin { try await control("BEGIN") }
+            if let held { try await run(held.sql, held.binds) }
+        }
+
+        /// A `SELECT` that takes no row locks: the same before `BEGIN` as after it, at read committed.
+        static func isPlainRead(_ sql: String) -> Bool {
+            let text = sql.uppercased()
+            return text.drop(while: \.isWhitespace).hasPrefix("SELECT")
+                && !text.contains(" FOR UPDATE") && !text.contains(" FOR SHARE")
+                && !text.contains(" FOR NO KEY UPDATE") && !text.contains(" FOR KEY SHARE")
+        }
+
+        @discardableResult
+        private func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             var bindings = PostgresBindings(capacity: binds.count)
             var types: [PostgresDataType] = []
             types.reserveCapacity(binds.count)

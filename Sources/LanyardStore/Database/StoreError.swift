@@ -1,5 +1,5 @@
 /// Failures of the storage layer that the domain distinguishes.
-public enum StoreError: Error, CustomStringConvertible {
+public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A unique constraint refused the write; the domain turns this into a conflict or retries.
     case uniqueViolation
     /// Two transactions touched the same rows and the database gave up on one; safe to retry.

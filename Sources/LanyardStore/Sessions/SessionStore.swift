@@ -62,7 +62,7 @@ public struct SessionStore: Sendable {
         self.connection = connection
     }
 
-    /// Inserts a session and its first refresh token (hashed): one statement on PostgreSQL, two on SQLite.
+    /// Inserts a session and its first refresh token (hashed), held back on PostgreSQL (see `enqueueWrite`).
     public func insert(_ session: SessionRecord, refreshTokenHash: String) async throws {
         let binds: [SQLValue] = [
             .text(session.id), .text(session.userID), .date(session.createdAt), .date(session.refreshedAt),
@@ -74,13 +74,8 @@ public struct SessionStore: Sendable {
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """
         let insertToken = "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($10, $1, $3)"
-        switch connection.dialect {
-        case .postgres:
-            try await connection.query("WITH session AS (\(insertSession)) \(insertToken)", binds)
-        case .sqlite:
-            try await connection.query(insertSession, Array(binds[0..<9]))
-            try await connection.query(insertToken, binds)
-        }
+        try await connection.enqueueWrite(insertSession, Array(binds[0..<9]))
+        try await connection.enqueueWrite(insertToken, binds)
     }
 
     public func find(id: String) async throws -> SessionRecord? {

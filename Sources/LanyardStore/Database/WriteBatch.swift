@@ -1,0 +1,124 @@
+/// Writes a PostgreSQL transaction holds back because nothing in it reads their results (audit rows, a new
+/// session, the time of a sign-in), sent together as one statement: each held write becomes a data-modifying
+/// `WITH` query of it. A round trip to the database costs more than most of Lanyard's statements, and a
+/// transaction whose only writes are held back needs neither `BEGIN` nor `COMMIT`: one statement is atomic.
+///
+/// The parts of one statement all see the database as it was before it, in no set order, so a batch takes
+/// only plain `INSERT`, `UPDATE` and `DELETE` statements (no `WITH`, no `RETURNING`); a write joins it only
+/// when it reads no table the batch writes, and shares a table with another only when both insert (an
+/// update would not see the other's rows). A write that does not join goes in the next batch.
+struct WriteBatch: Sendable {
+    struct Target: Equatable, Sendable {
+        var table: String
+        var isInsert: Bool
+        /// Tables its subqueries read (`FROM` and `JOIN`).
+        var reads: Set<String> = []
+    }
+
+    private struct Write: Sendable {
+        var sql: String
+        var binds: [SQLValue]
+        var target: Target
+    }
+
+    private var writes: [Write] = []
+
+    var isEmpty: Bool { writes.isEmpty }
+    var count: Int { writes.count }
+
+    /// The table `sql` writes, or `nil` when it is not a statement a batch can take.
+    static func target(of sql: String) -> Target? {
+        let words = Array(sql.split(whereSeparator: \.isWhitespace).prefix(3))
+        let keywords = words.map { $0.uppercased() }
+        guard !sql.uppercased().contains("RETURNING"), let verb = keywords.first else { return nil }
+        let table: Substring? = switch verb {
+        case "INSERT" where keywords.count == 3 && keywords[1] == "INTO": words[2]
+        case "DELETE" where keywords.count == 3 && keywords[1] == "FROM": words[2]
+        case "UPDATE" where keywords.count >= 2: words[1]
+        default: nil
+        }
+        guard let table, Self.isIdentifier(table) else { return nil }
+        let all = sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" || $0 == "," })
+        var reads: Set<String> = []
+        for (index, word) in all.enumerated().dropFirst(verb == "DELETE" ? 3 : 1)
+        where ["FROM", "JOIN"].contains(word.uppercased()) && index + 1 < all.count {
+            guard Self.isIdentifier(all[index + 1]) else { return nil }
+            reads.insert(all[index + 1].lowercased())
+        }
+        return Target(table: table.lowercased(), isInsert: verb == "INSERT", reads: reads)
+    }
+
+    private static func isIdentifier(_ word: Substring) -> Bool {
+        !word.isEmpty && word.allSatisfy { $0.isLetter || $0 == "_" }
+    }
+
+    /// Whether a write to `target` can join the batch without depending on a write already in it.
+    func accepts(_ target: Target) -> Bool {
+        !writes.contains { held in
+            target.reads.contains(held.target.table)
+                || (held.target.table == target.table && !(held.target.isInsert && target.isInsert))
+        }
+    }
+
+    /// - Precondition: `accepts(target)`, with `target` from `target(of: sql)`.
+    mutating func append(_ sql: String, _ binds: [SQLValue], target: Target) {
+        writes.append(Write(sql: sql, binds: binds, target: target))
+    }
+
+    /// The batch as one statement; a single write is sent as it is.
+    func statement() -> (sql: String, binds: [SQLValue]) {
+        guard writes.count > 1 else { return writes.first.map { ($0.sql, $0.binds) } ?? ("", []) }
+        var binds: [SQLValue] = []
+        var parts: [String] = []
+        for write in writes {
+            let renumbered = Self.renumber(write.sql, binds: write.binds, after: binds.count)
+            binds += renumbered.binds
+            parts.append(renumbered.sql)
+        }
+        let queries = parts.dropLast().enumerated().map { "w\($0.offset + 1) AS (\($0.element))" }
+        return ("WITH \(queries.joined(separator: ", ")) \(parts[parts.count - 1])", binds)
+    }
+
+    /// Renumbers the placeholders `$n` of `sql` to follow `offset` earlier parameters, in order of first use,
+    /// and keeps only the parameters it uses (an unused one would have no type PostgreSQL can infer).
+    /// Placeholders inside quoted literals and identifiers are left alone.
+    static func renumber(_ sql: String, binds: [SQLValue], after offset: Int) -> (sql: String, binds: [SQLValue]) {
+        var output = ""
+        var used: [Int: Int] = [:]
+        var kept: [SQLValue] = []
+        var quote: Character?
+        var index = sql.startIndex
+        while index < sql.endIndex {
+            let character = sql[index]
+            if let open = quote {
+                if character == open { quote = nil }
+                output.append(character)
+                index = sql.index(after: index)
+                continue
+            }
+            if character == "'" || character == "\"" { quote = character }
+            guard character == "$" else {
+                output.append(character)
+                index = sql.index(after: index)
+                continue
+            }
+            let digits = sql[sql.index(after: index)...].prefix(while: \.isASCII).prefix(while: \.isNumber)
+            guard let original = Int(digits), original >= 1, original <= binds.count else {
+                output.append(character)
+                index = sql.index(after: index)
+                continue
+            }
+            let number: Int
+            if let known = used[original] {
+                number = known
+            } else {
+                kept.append(binds[original - 1])
+                number = offset + kept.count
+                used[original] = number
+            }
+            output += "$\(number)"
+            index = digits.endIndex
+        }
+        return (output, kept)
+    }
+}

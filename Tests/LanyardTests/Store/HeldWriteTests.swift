@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import Testing
+import LanyardStore
+import LanyardSupport
+
+/// Writes queued with `enqueueWrite` (held back and sent as one statement on PostgreSQL, run at once on
+/// SQLite) keep a transaction's meaning: all or nothing, visible to what the transaction reads next.
+@Suite struct HeldWriteTests {
+    static let schema = [
+        "CREATE TABLE people (id TEXT PRIMARY KEY, name TEXT)",
+        "CREATE TABLE visits (id TEXT PRIMARY KEY, person_id TEXT NOT NULL REFERENCES people (id), at BIGINT)",
+    ]
+
+    func withDatabase(_ kind: TestDatabase, _ body: (any Database) async throws -> Void) async throws {
+        let (url, cleanup) = try await kind.makeFresh()
+        guard let location = DatabaseLocation(url: url) else { throw TestSetupError("bad URL \(url)") }
+        let database = try await DatabaseFactory.open(location, poolSize: 2, logger: Logger(label: "test"))
+        for statement in Self.schema {
+            _ = try await database.transaction { try await $0.query(statement) }
+        }
+        do {
+            try await body(database)
+        } catch {
+            await database.close()
+            await cleanup()
+            throw error
+        }
+        await database.close()
+        await cleanup()
+    }
+
+    func count(_ table: String, in database: any Database) async throws -> Int64 {
+        try await database.read { try await $0.first("SELECT COUNT(*) AS n FROM \(table)") }?.integer("n") ?? -1
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func heldWritesCommitTogetherEvenWhenOneDependsOnAnother(database kind: TestDatabase) async throws {
+        try await withDatabase(kind) { (database: any Database) async throws in
+            try await database.transaction { connection in
+                try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p1", .null])
+                try await connection.enqueueWrite("INSERT INTO visits (id, person_id, at) VALUES ($1, $2, $3)",
+                                                  ["v1", "p1", .integer(1)])
+                // Depends on the held insert of p1: it must see that row, so it goes in a batch after it.
+                try await connection.enqueueWrite("UPDATE people SET name = $2 WHERE id = $1", ["p1", "Ada"])
+            }
+            let person = try await database.read { try await $0.first("SELECT name FROM people WHERE id = $1", ["p1"]) }
+            #expect(try person?.optionalString("name") == "Ada")
+            #expect(try await count("visits", in: database) == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aReadInTheTransactionSeesItsHeldWrites(database kind: TestDatabase) async throws {
+        try await withDatabase(kind) { (database: any Database) async throws in
+            let seen = try await database.transaction { connection in
+                try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p1", "Ada"])
+                return try await connection.first("SELECT name FROM people WHERE id = $1", ["p1"])?.optionalString("name")
+            }
+            #expect(seen == "Ada")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aFailingHeldWriteLeavesNothingOfItsTransaction(database kind: TestDatabase) async throws {
+        try await withDatabase(kind) { (database: any Database) async throws in
+            _ = try await database.transaction { try await $0.query("INSERT INTO people (id, name) VALUES ($1, $2)", ["taken", .null]) }
+            await #expect(throws: StoreError.uniqueViolation) {
+                try await database.transaction { connection in
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p2", .null])
+                    try await connection.enqueueWrite("INSERT INTO visits (id, person_id, at) VALUES ($1, $2, $3)",
+                                                      ["v1", "p2", .integer(1)])
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["taken", .null])
+                }
+            }
+            #expect(try await count("people", in: database) == 1, "p2 was not written")
+            #expect(try await count("visits", in: database) == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aTransactionThatThrowsAfterHoldingWritesWritesNothing(database kind: TestDatabase) async throws {
+        try await withDatabase(kind) { (database: any Database) async throws in
+            await #expect(throws: TestSetupError.self) {
+                try await database.transaction { connection in
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p1", .null])
+                    throw TestSetupError("changed its mind")
+                }
+            }
+            #expect(try await count("people", in: database) == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func lockedReadsAndOrdinaryWritesStillRunInOneTransaction(database kind: TestDatabase) async throws {
+        try await withDatabase(kind) { (database: any Database) async throws in
+            _ = try await database.transaction { try await $0.query("INSERT INTO people (id, name) VALUES ($1, $2)", ["p1", "Ada"]) }
+            await #expect(throws: TestSetupError.self) {
+                try await database.transaction { connection in
+                    _ = try await connection.first("SELECT * FROM people WHERE id = $1\(connection.dialect.forUpdate)", ["p1"])
+                    try await connection.query("UPDATE people SET name = $2 WHERE id = $1", ["p1", "Grace"])
+                    try await connection.enqueueWrite("INSERT INTO visits (id, person_id, at) VALUES ($1, $2, $3)",
+                                                      ["v1", "p1", .integer(1)])
+                    throw TestSetupError("rolled back after the update ran")
+                }
+            }
+            let person = try await database.read { try await $0.first("SELECT name FROM people WHERE id = $1", ["p1"]) }
+            #expect(try person?.optionalString("name") == "Ada", "the update was rolled back with the rest")
+            #expect(try await count("visits", in: database) == 0)
+        }
+    }
+}

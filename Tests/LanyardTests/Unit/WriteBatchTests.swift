@@ -1,0 +1,61 @@
+import Testing
+@testable import LanyardStore
+
+/// How held-back writes become one PostgreSQL statement (see `HeldWriteTests` for the same on a real server).
+@Suite struct WriteBatchTests {
+    @Test func onlyPlainWritesCanBeHeldAndTheirTablesAreKnown() {
+        #expect(WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)") == .init(table: "audit_log", isInsert: true))
+        #expect(WriteBatch.target(of: "  UPDATE users SET a = $2 WHERE id = $1") == .init(table: "users", isInsert: false))
+        #expect(WriteBatch.target(of: "DELETE FROM sessions WHERE id = $1") == .init(table: "sessions", isInsert: false))
+        let insertReading = WriteBatch.target(of: """
+            INSERT INTO identities (id, pos) VALUES ($1, (SELECT MAX(pos) FROM identities WHERE user_id = $2))
+            """)
+        #expect(insertReading?.reads == ["identities"])
+        #expect(WriteBatch.target(of: "SELECT * FROM users") == nil)
+        #expect(WriteBatch.target(of: "WITH a AS (DELETE FROM x) SELECT 1") == nil, "a data-modifying WITH cannot nest")
+        #expect(WriteBatch.target(of: "DELETE FROM sessions WHERE id = $1 RETURNING id") == nil, "its answer would be lost")
+        #expect(WriteBatch.target(of: "UPDATE \"users\" SET a = 1") == nil)
+    }
+
+    @Test func aWriteThatDependsOnAHeldOneWaitsForTheNextBatch() throws {
+        var batch = WriteBatch()
+        let insertUser = try #require(WriteBatch.target(of: "INSERT INTO users (id) VALUES ($1)"))
+        batch.append("INSERT INTO users (id) VALUES ($1)", ["u"], target: insertUser)
+        #expect(batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO users (id) VALUES ($1)"))),
+                "two inserts into one table are independent")
+        #expect(batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO sessions (id, user_id) VALUES ($1, $2)"))))
+        #expect(!batch.accepts(try #require(WriteBatch.target(of: "UPDATE users SET name = $2 WHERE id = $1"))),
+                "an update would not see the held insert's row")
+        #expect(!batch.accepts(try #require(WriteBatch.target(of: """
+            INSERT INTO identities (id, user_id) SELECT $1, id FROM users WHERE id = $2
+            """))), "a subquery would not see the held insert's row")
+    }
+
+    @Test func heldWritesBecomeOneStatementWithTheirParametersRenumbered() {
+        var batch = WriteBatch()
+        for (sql, binds) in [
+            ("INSERT INTO sessions (id, user_id, ip) VALUES ($1, $2, $3)", [SQLValue.text("s"), .text("u"), .null]),
+            ("INSERT INTO refresh_tokens (hash, session_id, at) VALUES ($10, $1, $3)",
+             [.text("s"), .text("u"), .integer(7), .null, .null, .null, .null, .null, .null, .text("h")]),
+            ("UPDATE identities SET note = 'costs $1' WHERE id = $1 AND seen < $2", [.text("i"), .integer(9)]),
+        ] {
+            batch.append(sql, binds, target: WriteBatch.target(of: sql)!)
+        }
+        let statement = batch.statement()
+        #expect(statement.sql == """
+            WITH w1 AS (INSERT INTO sessions (id, user_id, ip) VALUES ($1, $2, $3)), \
+            w2 AS (INSERT INTO refresh_tokens (hash, session_id, at) VALUES ($4, $5, $6)) \
+            UPDATE identities SET note = 'costs $1' WHERE id = $7 AND seen < $8
+            """)
+        #expect(statement.binds == [.text("s"), .text("u"), .null, .text("h"), .text("s"), .integer(7), .text("i"), .integer(9)],
+                "parameters in order of use; unused ones dropped, since PostgreSQL could not type them")
+    }
+
+    @Test func aSingleHeldWriteIsSentAsItIs() {
+        var batch = WriteBatch()
+        let sql = "UPDATE users SET last_active_at = $2 WHERE id = $1"
+        batch.append(sql, ["u", .integer(1)], target: WriteBatch.target(of: sql)!)
+        #expect(batch.statement().sql == sql)
+        #expect(batch.statement().binds == ["u", .integer(1)])
+    }
+}
