@@ -14,6 +14,7 @@ public final class PostgresDatabase: Database {
     private let logger: Logger
     /// Statement names, or `nil` when the URL says `prepared_statements=off`.
     private let statements: PreparedStatements?
+    private let shapes = StatementShapes()
 
     /// - Parameter connections: the pool's fixed size. Every connection is opened at start and kept, and idle
     ///   connections are not pinged: postgres-nio schedules a timer task on every release of a connection
@@ -79,7 +80,8 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                let handle = Handle(connection: connection, logger: logger, statements: statements, inTransaction: true)
+                let handle = Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
+                                    inTransaction: true)
                 do {
                     let result = try await body(handle)
                     try await handle.commit()
@@ -96,7 +98,8 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                try await body(Handle(connection: connection, logger: logger, statements: statements, inTransaction: false))
+                try await body(Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
+                                  inTransaction: false))
             }
         }
     }
@@ -131,6 +134,7 @@ public final class PostgresDatabase: Database {
         let connection: PostgresConnection
         let logger: Logger
         let statements: PreparedStatements?
+        let shapes: StatementShapes
         private let inTransaction: Bool
         private let transaction = Mutex(TransactionState())
         var dialect: SQLDialect { .postgres }
@@ -140,8 +144,10 @@ public final class PostgresDatabase: Database {
             var held = WriteBatch()
         }
 
-        init(connection: PostgresConnection, logger: Logger, statements: PreparedStatements?, inTransaction: Bool) {
+        init(connection: PostgresConnection, logger: Logger, statements: PreparedStatements?, shapes: StatementShapes,
+             inTransaction: Bool) {
             self.connection = connection
+            self.shapes = shapes
             self.logger = logger
             self.statements = statements
             self.inTransaction = inTransaction
@@ -150,10 +156,10 @@ public final class PostgresDatabase: Database {
         @discardableResult
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             if inTransaction {
-                let mayRunFirst = Self.isPlainRead(sql)
+                let mayRunFirst = shapes.isPlainRead(sql)
                 // Held writes go first; a statement that locks or writes opens the transaction.
                 let (begin, held) = transaction.withLock { state in
-                    state.held.isEmpty && (state.begun || mayRunFirst) ? (false, nil) : Self.takeHeld(&state)
+                    state.held.isEmpty && (state.begun || mayRunFirst) ? (false, nil) : takeHeld(&state)
                 }
                 try await send(begin: begin, held)
             }
@@ -161,13 +167,13 @@ public final class PostgresDatabase: Database {
         }
 
         func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
-            guard inTransaction, let target = WriteBatch.target(of: sql) else {
+            guard inTransaction, let target = shapes.target(of: sql) else {
                 try await query(sql, binds)
                 return
             }
             // A write that depends on a held one goes in the next batch; the held ones run first, in a transaction.
             let (begin, held) = transaction.withLock { state in
-                let earlier = state.held.accepts(target) ? (false, nil) : Self.takeHeld(&state)
+                let earlier = state.held.accepts(target) ? (false, nil) : takeHeld(&state)
                 state.held.append(sql, binds, target: target)
                 return earlier
             }
@@ -178,7 +184,7 @@ public final class PostgresDatabase: Database {
         func commit() async throws {
             let (begun, held) = transaction.withLock { state in
                 defer { state = TransactionState() }
-                return (state.begun, state.held.isEmpty ? nil : state.held.statement())
+                return (state.begun, state.held.isEmpty ? nil : shapes.statement(for: state.held))
             }
             if let held { try await run(held.sql, held.binds) }
             if begun { try await control("COMMIT") }
@@ -193,24 +199,16 @@ public final class PostgresDatabase: Database {
         }
 
         /// The held writes as one statement, and whether `BEGIN` must go first; the transaction counts as begun.
-        private static func takeHeld(_ state: inout TransactionState) -> (Bool, (sql: String, binds: [SQLValue])?) {
+        private func takeHeld(_ state: inout TransactionState) -> (Bool, (sql: String, binds: [SQLValue])?) {
             let begin = !state.begun
             state.begun = true
             defer { state.held = WriteBatch() }
-            return (begin, state.held.isEmpty ? nil : state.held.statement())
+            return (begin, state.held.isEmpty ? nil : shapes.statement(for: state.held))
         }
 
         private func send(begin: Bool, _ held: (sql: String, binds: [SQLValue])?) async throws {
             if begin { try await control("BEGIN") }
             if let held { try await run(held.sql, held.binds) }
-        }
-
-        /// A `SELECT` that takes no row locks: the same before `BEGIN` as after it, at read committed.
-        static func isPlainRead(_ sql: String) -> Bool {
-            let text = sql.uppercased()
-            return text.drop(while: \.isWhitespace).hasPrefix("SELECT")
-                && !text.contains(" FOR UPDATE") && !text.contains(" FOR SHARE")
-                && !text.contains(" FOR NO KEY UPDATE") && !text.contains(" FOR KEY SHARE")
         }
 
         @discardableResult

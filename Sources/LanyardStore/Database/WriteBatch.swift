@@ -65,27 +65,48 @@ struct WriteBatch: Sendable {
         writes.append(Write(sql: sql, binds: binds, target: target))
     }
 
-    /// The batch as one statement; a single write is sent as it is.
-    func statement() -> (sql: String, binds: [SQLValue]) {
+    /// The statement for a batch of writes, worked out from their SQL alone (so it can be remembered):
+    /// its text, and which parameter of which write each of its parameters is.
+    struct Combined: Sendable {
+        var sql: String
+        var parameters: [(write: Int, index: Int)]
+    }
+
+    /// The SQL texts of a batch and how many parameters each was given: what `Combined` depends on.
+    struct Shape: Hashable, Sendable {
+        var sql: [String]
+        var bindCounts: [Int]
+    }
+
+    var shape: Shape { Shape(sql: writes.map(\.sql), bindCounts: writes.map(\.binds.count)) }
+
+    /// The batch as one statement; a single write is sent as it is. `combined` is `Self.combine(shape)`,
+    /// which callers remember per shape (`StatementShapes`).
+    func statement(_ combined: Combined? = nil) -> (sql: String, binds: [SQLValue]) {
         guard writes.count > 1 else { return writes.first.map { ($0.sql, $0.binds) } ?? ("", []) }
-        var binds: [SQLValue] = []
+        let combined = combined ?? Self.combine(shape)
+        return (combined.sql, combined.parameters.map { writes[$0.write].binds[$0.index] })
+    }
+
+    static func combine(_ shape: Shape) -> Combined {
+        var parameters: [(write: Int, index: Int)] = []
         var parts: [String] = []
-        for write in writes {
-            let renumbered = Self.renumber(write.sql, binds: write.binds, after: binds.count)
-            binds += renumbered.binds
+        for (write, sql) in shape.sql.enumerated() {
+            let renumbered = renumber(sql, bindCount: shape.bindCounts[write], after: parameters.count)
+            parameters += renumbered.used.map { (write, $0) }
             parts.append(renumbered.sql)
         }
         let queries = parts.dropLast().enumerated().map { "w\($0.offset + 1) AS (\($0.element))" }
-        return ("WITH \(queries.joined(separator: ", ")) \(parts[parts.count - 1])", binds)
+        return Combined(sql: "WITH \(queries.joined(separator: ", ")) \(parts[parts.count - 1])", parameters: parameters)
     }
 
     /// Renumbers the placeholders `$n` of `sql` to follow `offset` earlier parameters, in order of first use,
-    /// and keeps only the parameters it uses (an unused one would have no type PostgreSQL can infer).
+    /// and lists the (zero-based) parameters it uses: an unused one would have no type PostgreSQL can infer.
     /// Placeholders inside quoted literals and identifiers are left alone.
-    static func renumber(_ sql: String, binds: [SQLValue], after offset: Int) -> (sql: String, binds: [SQLValue]) {
+    static func renumber(_ sql: String, bindCount: Int, after offset: Int) -> (sql: String, used: [Int]) {
         var output = ""
-        var used: [Int: Int] = [:]
-        var kept: [SQLValue] = []
+        var numbers: [Int: Int] = [:]
+        var used: [Int] = []
         var quote: Character?
         var index = sql.startIndex
         while index < sql.endIndex {
@@ -103,22 +124,22 @@ struct WriteBatch: Sendable {
                 continue
             }
             let digits = sql[sql.index(after: index)...].prefix(while: \.isASCII).prefix(while: \.isNumber)
-            guard let original = Int(digits), original >= 1, original <= binds.count else {
+            guard let original = Int(digits), original >= 1, original <= bindCount else {
                 output.append(character)
                 index = sql.index(after: index)
                 continue
             }
             let number: Int
-            if let known = used[original] {
+            if let known = numbers[original] {
                 number = known
             } else {
-                kept.append(binds[original - 1])
-                number = offset + kept.count
-                used[original] = number
+                used.append(original - 1)
+                number = offset + used.count
+                numbers[original] = number
             }
             output += "$\(number)"
             index = digits.endIndex
         }
-        return (output, kept)
+        return (output, used)
     }
 }
