@@ -20,10 +20,10 @@ public protocol DatabaseConnection: Sendable {
     @discardableResult
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 
-    /// Runs a plain `INSERT`, `UPDATE` or `DELETE` whose outcome nothing in the transaction reads or catches.
-    /// PostgreSQL holds it back and sends the held writes as one statement before the transaction's next
-    /// other statement or its commit (a round trip saved per write); SQLite runs it at once. Its errors may
-    /// therefore surface at the commit.
+    /// Runs a write whose outcome nothing in the transaction reads or catches. PostgreSQL holds it back and
+    /// sends the held writes, combined into one statement where they can be (`WriteBatch`), before the
+    /// transaction's next other statement or at its commit: a round trip saved per write. SQLite runs it at
+    /// once. Its errors may therefore surface at the commit.
     func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws
 }
 

@@ -167,10 +167,11 @@ public final class PostgresDatabase: Database {
         }
 
         func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
-            guard inTransaction, let target = shapes.target(of: sql) else {
+            guard inTransaction else {
                 try await query(sql, binds)
                 return
             }
+            let target = shapes.target(of: sql)
             // A write that depends on a held one goes in the next batch; the held ones run first, in a transaction.
             let (begin, held) = transaction.withLock { state in
                 let earlier = state.held.accepts(target) ? (false, nil) : takeHeld(&state)

@@ -3,10 +3,11 @@
 /// `WITH` query of it. A round trip to the database costs more than most of Lanyard's statements, and a
 /// transaction whose only writes are held back needs neither `BEGIN` nor `COMMIT`: one statement is atomic.
 ///
-/// The parts of one statement all see the database as it was before it, in no set order, so a batch takes
-/// only plain `INSERT`, `UPDATE` and `DELETE` statements (no `WITH`, no `RETURNING`); a write joins it only
-/// when it reads no table the batch writes, and shares a table with another only when both insert (an
-/// update would not see the other's rows). A write that does not join goes in the next batch.
+/// The parts of one statement all see the database as it was before it, in no set order, so only plain
+/// `INSERT`, `UPDATE` and `DELETE` statements (no `WITH`, no `RETURNING`) are combined; a write joins a
+/// batch only when it reads no table the batch writes, and shares a table with another only when both
+/// insert (an update would not see the other's rows). Any other write is held in a batch of its own. A
+/// write that does not join goes in the next batch.
 struct WriteBatch: Sendable {
     struct Target: Equatable, Sendable {
         var table: String
@@ -18,7 +19,8 @@ struct WriteBatch: Sendable {
     private struct Write: Sendable {
         var sql: String
         var binds: [SQLValue]
-        var target: Target
+        /// `nil` for a write that cannot be combined with others.
+        var target: Target?
     }
 
     private var writes: [Write] = []
@@ -52,16 +54,20 @@ struct WriteBatch: Sendable {
         !word.isEmpty && word.allSatisfy { $0.isLetter || $0 == "_" }
     }
 
-    /// Whether a write to `target` can join the batch without depending on a write already in it.
-    func accepts(_ target: Target) -> Bool {
-        !writes.contains { held in
-            target.reads.contains(held.target.table)
-                || (held.target.table == target.table && !(held.target.isInsert && target.isInsert))
+    /// Whether a write to `target` (`nil`: one that cannot be combined) can join the batch without
+    /// depending on a write already in it.
+    func accepts(_ target: Target?) -> Bool {
+        guard !writes.isEmpty else { return true }
+        guard let target else { return false }
+        return !writes.contains { held in
+            guard let heldTarget = held.target else { return true }
+            return target.reads.contains(heldTarget.table)
+                || (heldTarget.table == target.table && !(heldTarget.isInsert && target.isInsert))
         }
     }
 
     /// - Precondition: `accepts(target)`, with `target` from `target(of: sql)`.
-    mutating func append(_ sql: String, _ binds: [SQLValue], target: Target) {
+    mutating func append(_ sql: String, _ binds: [SQLValue], target: Target?) {
         writes.append(Write(sql: sql, binds: binds, target: target))
     }
 

@@ -15,15 +15,15 @@ public struct RefreshTokenStore: Sendable {
         self.connection = connection
     }
 
-    /// A presented token with its session and when the session's account was last active, the token row
-    /// locked (concurrent refreshes of one token take turns): everything a refresh decides on, in one query.
+    /// A presented token with its session and when the session's account was last active: everything a
+    /// refresh decides on, in one query. Nothing is locked: refreshes of one token that race all decide to
+    /// rotate it, and `rotate` is idempotent (the successor is derived from the token).
     public func findForRefresh(tokenHash: String) async throws -> RefreshTarget? {
-        let lock = connection.dialect == .postgres ? " FOR UPDATE OF t" : ""
         guard let row = try await connection.first("""
             SELECT t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
                    s.*, u.last_active_at AS owner_last_active_at
             FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-            WHERE t.token_hash = $1\(lock)
+            WHERE t.token_hash = $1
             """, [.text(tokenHash)]) else { return nil }
         let session = try SessionRecord(row: row)
         let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
@@ -33,13 +33,15 @@ public struct RefreshTokenStore: Sendable {
     }
 
     /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
-    /// statement on PostgreSQL (a round trip each would be most of a refresh's cost), three on SQLite.
+    /// statement on PostgreSQL, held back (`enqueueWrite`): with the read before it, a refresh is two round
+    /// trips and needs no `BEGIN`. Three statements on SQLite. Running it twice changes nothing more: the
+    /// token keeps its first rotation time, the successor is stored once.
     public func rotate(_ tokenHash: String, to successorHash: String, sessionID: String, at date: Date,
                        sessionExpiresAt: Date) async throws {
         let binds: [SQLValue] = [.text(tokenHash), .text(successorHash), .date(date), .text(sessionID), .date(sessionExpiresAt)]
         switch connection.dialect {
         case .postgres:
-            try await connection.query("""
+            try await connection.enqueueWrite("""
                 WITH rotated AS (
                     UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL
                 ), successor AS (
@@ -49,13 +51,13 @@ public struct RefreshTokenStore: Sendable {
                 UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4
                 """, binds)
         case .sqlite:
-            try await connection.query("UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL",
+            try await connection.enqueueWrite("UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL",
                                        Array(binds[0..<3]))
-            try await connection.query("""
+            try await connection.enqueueWrite("""
                 INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($2, $4, $3)
                 ON CONFLICT (token_hash) DO NOTHING
                 """, Array(binds[0..<4]))
-            try await connection.query("UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4", binds)
+            try await connection.enqueueWrite("UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4", binds)
         }
     }
 }

@@ -51,6 +51,19 @@ import Testing
                 "parameters in order of use; unused ones dropped, since PostgreSQL could not type them")
     }
 
+    @Test func aWriteThatCannotBeCombinedIsHeldAlone() throws {
+        let rotate = "WITH used AS (UPDATE tokens SET used = true WHERE id = $1) INSERT INTO tokens (id) VALUES ($2)"
+        var batch = WriteBatch()
+        #expect(batch.accepts(nil), "an empty batch holds anything")
+        batch.append(rotate, ["a", "b"], target: nil)
+        #expect(!batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)"))))
+        #expect(batch.statement().sql == rotate)
+        var plain = WriteBatch()
+        plain.append("INSERT INTO audit_log (at) VALUES ($1)", [.integer(1)],
+                     target: WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)"))
+        #expect(!plain.accepts(nil))
+    }
+
     @Test func aSingleHeldWriteIsSentAsItIs() {
         var batch = WriteBatch()
         let sql = "UPDATE users SET last_active_at = $2 WHERE id = $1"
