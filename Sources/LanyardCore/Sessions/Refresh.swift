@@ -11,7 +11,7 @@ public struct Refresh: Sendable {
     }
 
     enum Outcome: Sendable {
-        case issued(SessionRecord, successor: String)
+        case issued(SessionRecord, successor: String, account: UserView)
         case invalid
         case reused
     }
@@ -33,7 +33,7 @@ public struct Refresh: Sendable {
             case .rotate:
                 try await tokens.rotate(target.token.tokenHash, to: RefreshTokens.hash(successor), sessionID: session.id,
                                         at: now, sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
-                if UserStore.activityIsStale(target.ownerLastActiveAt, at: now) {
+                if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
                     try await UserStore(connection).markActive(id: session.userID, at: now)
                 }
             case .repeatWithinGrace:
@@ -44,17 +44,18 @@ public struct Refresh: Sendable {
                     .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
                 return .reused
             }
-            return .issued(session, successor: successor)
+            return .issued(session, successor: successor,
+                           account: UserView(user: target.owner, identities: target.ownerIdentities))
         }
         switch outcome {
         case .invalid:
             throw LanyardError.invalidRefreshToken
         case .reused:
             throw LanyardError.refreshTokenReused
-        case .issued(let session, let successor):
+        case .issued(let session, let successor, let account):
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
                                        authTime: session.authTime, method: session.amr)
-            return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
+            return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: false)
         }
     }
 }

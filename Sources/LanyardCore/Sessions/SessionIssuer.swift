@@ -37,10 +37,17 @@ struct SessionIssuer {
                              method: method)
     }
 
-    /// The session response for a committed session: the account as it now is, and a signed access token.
-    func respond(_ opened: OpenedSession, isNewUser: Bool, mergedFrom: String? = nil) async throws -> SessionResponse {
-        let view = try await dependencies.database.read { connection in
-            try await UserView.load(userID: opened.userID, connection: connection)
+    /// The session response for a committed session: the account as it now is (read now unless the caller
+    /// read it already, in a transaction that does not change it), and a signed access token.
+    func respond(_ opened: OpenedSession, account: UserView? = nil, isNewUser: Bool,
+                 mergedFrom: String? = nil) async throws -> SessionResponse {
+        let dependencies = self.dependencies
+        let view = if let account {
+            account
+        } else {
+            try await dependencies.database.read { connection in
+                try await UserView.load(userID: opened.userID, connection: connection)
+            }
         }
         let accessToken = try dependencies.accessTokens.issue(
             userID: opened.userID, sessionID: opened.sessionID, authTime: opened.authTime, method: opened.method,

@@ -68,7 +68,7 @@ public struct UserStore: Sendable {
                 try Self.identities(in: rows, userID: user.id))
     }
 
-    private static let identityColumns = """
+    static let identityColumns = """
         i.id AS identity_id, i.provider AS identity_provider, i.provider_user_id AS identity_provider_user_id,
         i.email AS identity_email, i.email_verified AS identity_email_verified,
         i.is_private_email AS identity_is_private_email, i.linked_at AS identity_linked_at,
@@ -88,7 +88,7 @@ public struct UserStore: Sendable {
         """
 
     /// The identities of rows from a `LEFT JOIN identities` selecting `identityColumns` (none: one row of nulls).
-    private static func identities(in rows: [SQLRow], userID: String) throws -> [IdentityRecord] {
+    static func identities(in rows: [SQLRow], userID: String) throws -> [IdentityRecord] {
         try rows.compactMap { row -> IdentityRecord? in
             guard let identityID = try row.optionalString("identity_id") else { return nil }
             return IdentityRecord(

@@ -15,21 +15,26 @@ public struct RefreshTokenStore: Sendable {
         self.connection = connection
     }
 
-    /// A presented token with its session and when the session's account was last active: everything a
-    /// refresh decides on, in one query. Nothing is locked: refreshes of one token that race all decide to
-    /// rotate it, and `rotate` is idempotent (the successor is derived from the token).
+    /// A presented token with its session and the session's account with its identities: everything a
+    /// refresh decides on and answers with, in one query (nothing a refresh writes shows in the account).
+    /// Nothing is locked: refreshes of one token that race all decide to rotate it, and `rotate` is
+    /// idempotent (the successor is derived from the token).
     public func findForRefresh(tokenHash: String) async throws -> RefreshTarget? {
-        guard let row = try await connection.first("""
-            SELECT t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
-                   s.*, u.last_active_at AS owner_last_active_at
+        let rows = try await connection.query("""
+            SELECT u.*, t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
+                   \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns)
             FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-            WHERE t.token_hash = $1
-            """, [.text(tokenHash)]) else { return nil }
-        let session = try SessionRecord(row: row)
+                 LEFT JOIN identities i ON i.user_id = u.id
+            WHERE t.token_hash = $1 ORDER BY i.link_position
+            """, [.text(tokenHash)])
+        guard let row = rows.first else { return nil }
+        let session = try SessionRecord(row: row, prefix: SessionRecord.columnPrefix)
         let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
                                        createdAt: try row.date("token_created_at"),
                                        rotatedAt: try row.optionalDate("token_rotated_at"))
-        return RefreshTarget(token: token, session: session, ownerLastActiveAt: try row.date("owner_last_active_at"))
+        let owner = try UserRecord(row: row)
+        return RefreshTarget(token: token, session: session, owner: owner,
+                             ownerIdentities: try UserStore.identities(in: rows, userID: owner.id))
     }
 
     /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
@@ -65,5 +70,6 @@ public struct RefreshTokenStore: Sendable {
 public struct RefreshTarget: Sendable {
     public var token: RefreshTokenRecord
     public var session: SessionRecord
-    public var ownerLastActiveAt: Date
+    public var owner: UserRecord
+    public var ownerIdentities: [IdentityRecord]
 }
