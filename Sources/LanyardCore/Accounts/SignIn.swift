@@ -42,7 +42,7 @@ public struct SignIn: Sendable {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let dependencies = self.dependencies
         let merge = self.merge
-        let (opened, isNewUser, mergedFrom) = try await dependencies.database.transactionRetryingConflicts { connection in
+        let (opened, isNewUser, mergedFrom, account) = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
@@ -54,6 +54,8 @@ public struct SignIn: Sendable {
             var userID: String
             var isNewUser = false
             var mergedFrom: String?
+            // The account as this transaction leaves it, when known without reading it again.
+            var account: UserView?
             if let guest, let guestUser = try await users.findForUpdate(id: guest.userID), guestUser.isAnonymous {
                 if let target = guestUser.mergedInto {
                     // A retry after a lost response: the merge already happened; land in the same account again.
@@ -75,26 +77,38 @@ public struct SignIn: Sendable {
                 }
             } else if let guest, guest.mergedInto != nil {
                 throw LanyardError.unauthorized("This session has ended")
-            } else if let existing {
-                userID = existing.userID
+            } else if let found {
+                userID = found.owner.id
+                var owner = found.owner
+                if let name, owner.displayName == nil { owner.displayName = name }
+                account = UserView(user: owner, identities: found.ownerIdentities.map { known in
+                    guard known.id == found.identity.id else { return known }
+                    var signedIn = known
+                    signedIn.recordSignIn(at: now, email: identity.email, emailVerified: identity.emailVerified,
+                                          isPrivateEmail: identity.isPrivateEmail)
+                    return signedIn
+                })
             } else {
                 userID = switch dependencies.userIDStrategy {
                 case .random: dependencies.random.newID(at: now)
                 case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
                 }
                 isNewUser = true
-                try await users.insert(UserRecord(id: userID, createdAt: now, isAnonymous: false, displayName: name))
-                try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
-                                                           linkedAt: now, lastSignInAt: now))
+                let user = UserRecord(id: userID, createdAt: now, isAnonymous: false, displayName: name)
+                let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
+                                            linkedAt: now, lastSignInAt: now)
+                try await users.insert(user)
+                try await identities.insert(linked)
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
+                account = UserView(user: user, identities: [linked])
             }
 
             // A known account keeps its name; one without (a guest, say) takes the provider's.
-            if let name, !isNewUser, !(found?.ownerIsNamed == true && userID == existing?.userID) {
+            if let name, !isNewUser, !(found?.owner.displayName != nil && userID == existing?.userID) {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
             // A new account starts active; a known one's activity is written only when it has gone stale.
-            if !isNewUser, found.map({ UserStore.activityIsStale($0.ownerLastActiveAt, at: now) }) ?? true {
+            if !isNewUser, found.map({ UserStore.activityIsStale($0.owner.lastActiveAt, at: now) }) ?? true {
                 try await users.markActive(id: userID, at: now)
             }
             let opened = try await SessionIssuer(dependencies: dependencies).open(
@@ -107,9 +121,9 @@ public struct SignIn: Sendable {
                                                   emailVerified: identity.emailVerified,
                                                   isPrivateEmail: identity.isPrivateEmail)
             }
-            return (opened, isNewUser, mergedFrom)
+            return (opened, isNewUser, mergedFrom, account)
         }
-        return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: isNewUser,
+        return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: isNewUser,
                                                                            mergedFrom: mergedFrom)
     }
 

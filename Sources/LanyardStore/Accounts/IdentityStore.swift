@@ -24,6 +24,15 @@ public struct IdentityRecord: Sendable, Equatable {
         self.lastSignInAt = lastSignInAt
     }
 
+    /// What `IdentityStore.recordSignIn` writes, applied to this record, so a sign-in can answer with the
+    /// account it read without reading it again.
+    public mutating func recordSignIn(at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) {
+        lastSignInAt = date
+        self.email = email ?? self.email
+        self.emailVerified = emailVerified
+        self.isPrivateEmail = isPrivateEmail
+    }
+
     init(row: SQLRow) throws {
         id = try row.string("id")
         userID = try row.string("user_id")
@@ -37,10 +46,11 @@ public struct IdentityRecord: Sendable, Equatable {
     }
 }
 
+/// An identity with its account and all of the account's identities (oldest link first, `identity` among them).
 public struct IdentityWithOwner: Sendable {
     public var identity: IdentityRecord
-    public var ownerLastActiveAt: Date
-    public var ownerIsNamed: Bool
+    public var owner: UserRecord
+    public var ownerIdentities: [IdentityRecord]
 }
 
 /// The `identities` table. Its unique constraints are what keep a provider account on one Lanyard account.
@@ -69,16 +79,20 @@ public struct IdentityStore: Sendable {
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))
     }
 
-    /// The identity with what sign-in decides its account's writes from: when the account was last active,
-    /// and whether it has a name.
+    /// The identity with its account and the account's identities: what sign-in decides its writes from and
+    /// answers with, in one query.
     public func findWithOwner(provider: String, providerUserID: String) async throws -> IdentityWithOwner? {
-        guard let row = try await connection.first("""
-            SELECT i.*, u.last_active_at AS owner_last_active_at, u.display_name IS NOT NULL AS owner_is_named
-            FROM identities i JOIN users u ON u.id = i.user_id WHERE i.provider = $1 AND i.provider_user_id = $2
-            """, [.text(provider), .text(providerUserID)]) else { return nil }
-        return IdentityWithOwner(identity: try IdentityRecord(row: row),
-                                 ownerLastActiveAt: try row.date("owner_last_active_at"),
-                                 ownerIsNamed: try row.bool("owner_is_named"))
+        let rows = try await connection.query("""
+            SELECT u.*, \(UserStore.identityColumns)
+            FROM identities m JOIN users u ON u.id = m.user_id JOIN identities i ON i.user_id = u.id
+            WHERE m.provider = $1 AND m.provider_user_id = $2 ORDER BY i.link_position
+            """, [.text(provider), .text(providerUserID)])
+        guard let first = rows.first else { return nil }
+        let owner = try UserRecord(row: first)
+        let identities = try UserStore.identities(in: rows, userID: owner.id)
+        guard let identity = identities.first(where: { $0.provider == provider && $0.providerUserID == providerUserID })
+        else { return nil }
+        return IdentityWithOwner(identity: identity, owner: owner, ownerIdentities: identities)
     }
 
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
@@ -87,7 +101,8 @@ public struct IdentityStore: Sendable {
                                    [.text(userID)]).map(IdentityRecord.init(row:))
     }
 
-    /// Records a sign-in and refreshes what the provider now says about the email.
+    /// Records a sign-in and refreshes what the provider now says about the email (`IdentityRecord.recordSignIn`
+    /// is the same change to a record in memory).
     public func recordSignIn(id: String, at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) async throws {
         try await connection.enqueueWrite("""
             UPDATE identities SET last_sign_in_at = $2, email = COALESCE($3, email), email_verified = $4,

@@ -2,13 +2,15 @@ import Foundation
 import Synchronization
 
 /// The source of "now" for every rule that depends on time, so tests can move time instead of sleeping.
+/// Both clocks answer in whole milliseconds, the precision times are stored with, so a time an answer
+/// takes from memory is the time a later read of the database shows.
 public protocol LanyardClock: Sendable {
     func now() -> Date
 }
 
 public struct SystemClock: LanyardClock {
     public init() {}
-    public func now() -> Date { Date() }
+    public func now() -> Date { Date().wholeMilliseconds }
 }
 
 /// A clock that only moves when told to; for tests.
@@ -19,7 +21,7 @@ public final class ManualClock: LanyardClock {
         self.current = Mutex(start)
     }
 
-    public func now() -> Date { current.withLock { $0 } }
+    public func now() -> Date { current.withLock { $0 }.wholeMilliseconds }
 
     public func advance(by seconds: TimeInterval) {
         current.withLock { $0 = $0.addingTimeInterval(seconds) }
@@ -40,4 +42,7 @@ extension Date {
     public init(unixMilliseconds: Int64) {
         self.init(timeIntervalSince1970: TimeInterval(unixMilliseconds) / 1000)
     }
+
+    /// This time as the database stores it.
+    public var wholeMilliseconds: Date { Date(unixMilliseconds: unixMilliseconds) }
 }

@@ -51,6 +51,28 @@ import LanyardSupport
     }
 
     @Test(arguments: TestDatabase.available)
+    func aSignInAnswersWithTheAccountAsItNowIs(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let first = try await server.post("/v1/auth/signin/google",
+                                              ["id_token": try server.idToken(.google, sub: "g-2", email: "ada@old.example")])
+            server.clock.advance(by: 120)
+            let again = try await server.post("/v1/auth/signin/google", [
+                "id_token": try server.idToken(.google, sub: "g-2", email: "ada@new.example"),
+                "given_name": "Ada", "family_name": "Lovelace",
+            ])
+            let me = try await server.get("/v1/users/me", bearer: try Session(again).accessToken)
+            #expect(again.sessionAccount == me.meAccount)
+            #expect(me.json["email"] as? String == "ada@new.example")
+            #expect(me.json["display_name"] as? String == "Ada Lovelace")
+            let signedIn = { (response: TestResponse) in
+                ((response.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
+            }
+            #expect(signedIn(first) != nil && signedIn(first) != signedIn(again))
+            #expect(first.sessionAccount != again.sessionAccount)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func theNameAppleSendsOnceIsKeptButNeverOverwritten(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             _ = try await server.signIn(.apple, sub: "named", extra: ["given_name": "Grace", "family_name": "Hopper"])

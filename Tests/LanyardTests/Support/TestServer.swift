@@ -186,6 +186,16 @@ struct TestResponse: @unchecked Sendable {
     var errorCode: String? { error["code"] as? String }
     var errorReason: String? { (error["details"] as? [String: Any])?["reason"] as? String }
     var errorDetails: [String: Any] { error["details"] as? [String: Any] ?? [:] }
+
+    /// The account a session response carries, as sorted JSON text, to compare with another answer's.
+    var sessionAccount: String { Self.canonical(json["user"] as? [String: Any] ?? [:]) }
+
+    /// The account `GET /v1/users/me` answers with, without its `linked_providers`, as sorted JSON text.
+    var meAccount: String { Self.canonical(json.filter { $0.key != "linked_providers" }) }
+
+    static func canonical(_ object: [String: Any]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data(), as: UTF8.self)
+    }
 }
 
 /// The session response of a successful sign-in, anonymous or refresh call.
