@@ -21,23 +21,27 @@ public struct Linking: Sendable {
             let now = dependencies.clock.now()
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            guard let user = try await users.findForUpdate(id: caller.userID), user.mergedInto == nil else {
+            guard let (user, owned) = try await users.findWithIdentitiesForUpdate(id: caller.userID), user.mergedInto == nil else {
                 throw LanyardError.unauthorized("This account no longer exists")
             }
-            let owned = try await identities.list(userID: user.id)
             let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
-            try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
-                                                       linkedAt: now, lastSignInAt: nil))
+            let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
+                                        linkedAt: now, lastSignInAt: nil)
+            try await identities.insert(linked)
+            // The account as this transaction leaves it (the account is locked, so nothing else changed it).
+            var linkedAccount = user
             if user.isAnonymous {
                 try await users.setAnonymous(id: user.id, false, at: now)
+                linkedAccount.isAnonymous = false
             }
-            if let name = identity.name {
+            if let name = identity.name, user.displayName == nil {
                 try await users.setDisplayNameIfEmpty(id: user.id, to: name, at: now)
+                linkedAccount.displayName = name
             }
             try await AuditLog(connection, at: now, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
-            let view = try await UserView.load(userID: user.id, connection: connection)
+            let view = UserView(user: linkedAccount, identities: owned + [linked])
             return LinkResponse(linkedProviders: view.linkedProviders,
                                 message: "\(provider.displayName) account linked", user: view)
         }
@@ -62,10 +66,9 @@ public struct Linking: Sendable {
         return try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
             let identities = IdentityStore(connection)
-            guard try await UserStore(connection).findForUpdate(id: caller.userID) != nil else {
+            guard let (_, owned) = try await UserStore(connection).findWithIdentitiesForUpdate(id: caller.userID) else {
                 throw LanyardError.unauthorized("This account no longer exists")
             }
-            let owned = try await identities.list(userID: caller.userID)
             guard owned.contains(where: { $0.provider == provider.rawValue }) else {
                 throw LanyardError.providerNotLinked(provider.displayName)
             }

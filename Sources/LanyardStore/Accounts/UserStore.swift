@@ -53,7 +53,17 @@ public struct UserStore: Sendable {
 
     /// The account and its identities (oldest link first) in one query: this runs on most requests.
     public func findWithIdentities(id: String) async throws -> (UserRecord, [IdentityRecord])? {
-        let rows = try await connection.query(Self.userWithIdentities, [.text(id)])
+        try await findWithIdentities(id: id, lock: "")
+    }
+
+    /// The account and its identities, the account locked until the transaction ends (links, unlinks, merges
+    /// and deletions of one account queue up).
+    public func findWithIdentitiesForUpdate(id: String) async throws -> (UserRecord, [IdentityRecord])? {
+        try await findWithIdentities(id: id, lock: connection.dialect == .postgres ? " FOR UPDATE OF u" : "")
+    }
+
+    private func findWithIdentities(id: String, lock: String) async throws -> (UserRecord, [IdentityRecord])? {
+        let rows = try await connection.query(Self.userWithIdentities + lock, [.text(id)])
         guard let first = rows.first else { return nil }
         return (try UserRecord(row: first), try Self.identities(in: rows, userID: id))
     }
@@ -134,7 +144,7 @@ public struct UserStore: Sendable {
     }
 
     public func setAnonymous(id: String, _ isAnonymous: Bool, at date: Date) async throws {
-        try await connection.query("UPDATE users SET is_anonymous = $2, updated_at = $3 WHERE id = $1",
+        try await connection.enqueueWrite("UPDATE users SET is_anonymous = $2, updated_at = $3 WHERE id = $1",
                                    [.text(id), .bool(isAnonymous), .date(date)])
     }
 

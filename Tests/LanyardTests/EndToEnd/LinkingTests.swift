@@ -46,6 +46,23 @@ import LanyardStore
     }
 
     @Test(arguments: TestDatabase.available)
+    func aGuestWhoLinksSeesTheirAccountAsItNowIs(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let guest = try await server.anonymous()
+            let linked = try await server.post("/v1/auth/link/google",
+                                               ["id_token": try server.idToken(.google, sub: "g-guest", email: "kim@gmail.com",
+                                                                               name: "Kim Lee")],
+                                               bearer: guest.accessToken)
+            #expect(linked.status == 200)
+            let me = try await server.get("/v1/users/me", bearer: guest.accessToken)
+            #expect(linked.sessionAccount == me.meAccount)
+            #expect(me.json["is_anonymous"] as? Bool == false)
+            #expect(me.json["display_name"] as? String == "Kim Lee")
+            #expect(me.json["linked_providers"] as? [String] == ["google"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func conflictsAreExplained(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let ada = try await server.signIn(.apple, sub: "apple-1")
