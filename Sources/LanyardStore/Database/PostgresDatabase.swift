@@ -39,8 +39,6 @@ public final class PostgresDatabase: Database {
         configuration.options.minimumConnections = connections
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(5)
-        // Transactions rely on read committed, PostgreSQL's default, whatever the server's default is.
-        configuration.options.additionalStartupParameters = [("default_transaction_isolation", "read committed")]
         // The pool reports every failed connection attempt at info level; keep only real problems.
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .error)
@@ -72,9 +70,10 @@ public final class PostgresDatabase: Database {
         self.runTask = Task { await client.run() }
     }
 
-    /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard runs at read committed
-    /// (pinned when connecting), where each statement reads the latest committed rows whether or not a
-    /// transaction is open, so plain reads before the first write mean the same outside one. With writes
+    /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard's transactions run at read
+    /// committed (said in each `BEGIN`, whatever the server's default), where each statement reads the latest
+    /// committed rows whether or not a transaction is open, so plain reads before the first write mean the
+    /// same outside one. With writes
     /// held back (`enqueueWrite`), a sign-in is then a read and one atomic statement: no `BEGIN`, no `COMMIT`.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let logger = self.logger
@@ -208,7 +207,7 @@ public final class PostgresDatabase: Database {
         }
 
         private func send(begin: Bool, _ held: (sql: String, binds: [SQLValue])?) async throws {
-            if begin { try await control("BEGIN") }
+            if begin { try await control("BEGIN ISOLATION LEVEL READ COMMITTED") }
             if let held { try await run(held.sql, held.binds) }
         }
 

@@ -109,4 +109,25 @@ import LanyardSupport
             #expect(try await count("visits", in: database) == 0)
         }
     }
+
+    @Test func transactionsRunAtReadCommittedWhateverTheServersDefault() async throws {
+        guard TestDatabase.postgresURL != nil else { return }
+        let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
+        guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
+        let setup = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
+        _ = try await setup.read {
+            try await $0.query("ALTER DATABASE \(location.database) SET default_transaction_isolation = 'serializable'")
+        }
+        await setup.close()
+        let database = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
+        let outside = try await database.read { try await $0.first("SELECT current_setting('transaction_isolation') AS level") }
+        #expect(try outside?.string("level") == "serializable", "the server's default applies outside transactions")
+        let inside = try await database.transaction { connection in
+            try await connection.query("CREATE TEMPORARY TABLE probe (id INT)")
+            return try await connection.first("SELECT current_setting('transaction_isolation') AS level")?.string("level")
+        }
+        #expect(inside == "read committed")
+        await database.close()
+        await cleanup()
+    }
 }
