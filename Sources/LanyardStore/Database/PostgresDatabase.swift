@@ -183,11 +183,13 @@ public final class PostgresDatabase: Database {
         /// Sends the held writes: alone when no transaction was begun (one statement commits atomically).
         func commit() async throws {
             let (begun, held) = transaction.withLock { state in
-                defer { state = TransactionState() }
+                defer { state.held = WriteBatch() }
                 return (state.begun, state.held.isEmpty ? nil : shapes.statement(for: state.held))
             }
+            // Still begun if this throws: `rollback` must end the transaction before the connection is reused.
             if let held { try await run(held.sql, held.binds) }
             if begun { try await control("COMMIT") }
+            transaction.withLock { $0 = TransactionState() }
         }
 
         func rollback() async {

@@ -12,10 +12,10 @@ import LanyardSupport
         "CREATE TABLE visits (id TEXT PRIMARY KEY, person_id TEXT NOT NULL REFERENCES people (id), at BIGINT)",
     ]
 
-    func withDatabase(_ kind: TestDatabase, _ body: (any Database) async throws -> Void) async throws {
+    func withDatabase(_ kind: TestDatabase, connections: Int = 2, _ body: (any Database) async throws -> Void) async throws {
         let (url, cleanup) = try await kind.makeFresh()
         guard let location = DatabaseLocation(url: url) else { throw TestSetupError("bad URL \(url)") }
-        let database = try await DatabaseFactory.open(location, poolSize: 2, logger: Logger(label: "test"))
+        let database = try await DatabaseFactory.open(location, poolSize: connections, logger: Logger(label: "test"))
         for statement in Self.schema {
             _ = try await database.transaction { try await $0.query(statement) }
         }
@@ -75,6 +75,27 @@ import LanyardSupport
             }
             #expect(try await count("people", in: database) == 1, "p2 was not written")
             #expect(try await count("visits", in: database) == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aHeldWriteFailingAtTheCommitLeavesTheConnectionUsable(database kind: TestDatabase) async throws {
+        // One connection, so the second transaction runs on the very connection the first one failed on.
+        try await withDatabase(kind, connections: 1) { (database: any Database) async throws in
+            _ = try await database.transaction { try await $0.query("INSERT INTO people (id, name) VALUES ($1, $2)", ["taken", .null]) }
+            await #expect(throws: StoreError.uniqueViolation) {
+                try await database.transaction { connection in
+                    // A locking read opens the transaction; the failing insert is sent at the commit.
+                    _ = try await connection.first("SELECT * FROM people WHERE id = $1\(connection.dialect.forUpdate)", ["taken"])
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p1", .null])
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["taken", .null])
+                }
+            }
+            try await database.transaction { connection in
+                _ = try await connection.first("SELECT * FROM people WHERE id = $1\(connection.dialect.forUpdate)", ["taken"])
+                try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, $2)", ["p2", .null])
+            }
+            #expect(try await count("people", in: database) == 2, "taken and p2; p1 was rolled back")
         }
     }
 
