@@ -21,10 +21,10 @@ public struct Linking: Sendable {
             let now = dependencies.clock.now()
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            guard let (user, owned) = try await users.findWithIdentitiesForUpdate(id: caller.userID), user.mergedInto == nil else {
-                throw LanyardError.unauthorized("This account no longer exists")
-            }
-            let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
+            guard let (user, owned, existing) = try await users.findForLink(id: caller.userID, provider: provider.rawValue,
+                                                                            providerUserID: identity.subject),
+                  user.mergedInto == nil
+            else { throw LanyardError.unauthorized("This account no longer exists") }
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
             let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
                                         linkedAt: now, lastSignInAt: nil)

@@ -89,7 +89,7 @@ public struct IdentityStore: Sendable {
             """, [.text(provider), .text(providerUserID)])
         guard let first = rows.first else { return nil }
         let owner = try UserRecord(row: first)
-        let identities = try UserStore.identities(in: rows, userID: owner.id)
+        let identities = try UserStore.identities(in: rows)
         guard let identity = identities.first(where: { $0.provider == provider && $0.providerUserID == providerUserID })
         else { return nil }
         return IdentityWithOwner(identity: identity, owner: owner, ownerIdentities: identities)

@@ -62,10 +62,26 @@ public struct UserStore: Sendable {
         try await findWithIdentities(id: id, lock: connection.dialect == .postgres ? " FOR UPDATE OF u" : "")
     }
 
+    /// What linking decides from, in one query: the account, locked as by `findWithIdentitiesForUpdate`, its
+    /// identities, and the identity with this provider and subject if there is one (on any account).
+    public func findForLink(id: String, provider: String,
+                            providerUserID: String) async throws -> (UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)? {
+        let lock = connection.dialect == .postgres ? " FOR UPDATE OF u" : ""
+        let rows = try await connection.query("""
+            SELECT u.*, \(Self.identityColumns)
+            FROM users u LEFT JOIN identities i ON i.user_id = u.id OR (i.provider = $2 AND i.provider_user_id = $3)
+            WHERE u.id = $1 ORDER BY i.link_position\(lock)
+            """, [.text(id), .text(provider), .text(providerUserID)])
+        guard let first = rows.first else { return nil }
+        let identities = try Self.identities(in: rows)
+        return (try UserRecord(row: first), identities.filter { $0.userID == id },
+                identities.first { $0.provider == provider && $0.providerUserID == providerUserID })
+    }
+
     private func findWithIdentities(id: String, lock: String) async throws -> (UserRecord, [IdentityRecord])? {
         let rows = try await connection.query(Self.userWithIdentities + lock, [.text(id)])
         guard let first = rows.first else { return nil }
-        return (try UserRecord(row: first), try Self.identities(in: rows, userID: id))
+        return (try UserRecord(row: first), try Self.identities(in: rows))
     }
 
     /// A session with its account and the account's identities, in one query: what `GET /v1/users/me`
@@ -75,11 +91,11 @@ public struct UserStore: Sendable {
         guard let first = rows.first else { return nil }
         let user = try UserRecord(row: first)
         return (try SessionRecord(row: first, prefix: SessionRecord.columnPrefix), user,
-                try Self.identities(in: rows, userID: user.id))
+                try Self.identities(in: rows))
     }
 
     static let identityColumns = """
-        i.id AS identity_id, i.provider AS identity_provider, i.provider_user_id AS identity_provider_user_id,
+        i.id AS identity_id, i.user_id AS identity_user_id, i.provider AS identity_provider, i.provider_user_id AS identity_provider_user_id,
         i.email AS identity_email, i.email_verified AS identity_email_verified,
         i.is_private_email AS identity_is_private_email, i.linked_at AS identity_linked_at,
         i.last_sign_in_at AS identity_last_sign_in_at
@@ -98,11 +114,11 @@ public struct UserStore: Sendable {
         """
 
     /// The identities of rows from a `LEFT JOIN identities` selecting `identityColumns` (none: one row of nulls).
-    static func identities(in rows: [SQLRow], userID: String) throws -> [IdentityRecord] {
+    static func identities(in rows: [SQLRow]) throws -> [IdentityRecord] {
         try rows.compactMap { row -> IdentityRecord? in
             guard let identityID = try row.optionalString("identity_id") else { return nil }
             return IdentityRecord(
-                id: identityID, userID: userID, provider: try row.string("identity_provider"),
+                id: identityID, userID: try row.string("identity_user_id"), provider: try row.string("identity_provider"),
                 providerUserID: try row.string("identity_provider_user_id"), email: try row.optionalString("identity_email"),
                 emailVerified: try row.bool("identity_email_verified"),
                 isPrivateEmail: try row.bool("identity_is_private_email"), linkedAt: try row.date("identity_linked_at"),

@@ -34,7 +34,7 @@ public struct RefreshTokenStore: Sendable {
                                        rotatedAt: try row.optionalDate("token_rotated_at"))
         let owner = try UserRecord(row: row)
         return RefreshTarget(token: token, session: session, owner: owner,
-                             ownerIdentities: try UserStore.identities(in: rows, userID: owner.id))
+                             ownerIdentities: try UserStore.identities(in: rows))
     }
 
     /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
