@@ -104,7 +104,8 @@ public struct SignIn: Sendable {
             }
 
             // A known account keeps its name; one without (a guest, say) takes the provider's.
-            if let name, !isNewUser, !(found?.owner.displayName != nil && userID == existing?.userID) {
+            let keepsItsName = found.map { $0.owner.id == userID && $0.owner.displayName != nil } ?? false
+            if let name, !isNewUser, !keepsItsName {
                 try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
             // A new account starts active; a known one's activity is written only when it has gone stale.

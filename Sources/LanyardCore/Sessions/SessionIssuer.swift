@@ -41,7 +41,6 @@ struct SessionIssuer {
     /// read it already, in a transaction that does not change it), and a signed access token.
     func respond(_ opened: OpenedSession, account: UserView? = nil, isNewUser: Bool,
                  mergedFrom: String? = nil) async throws -> SessionResponse {
-        let dependencies = self.dependencies
         let view = if let account {
             account
         } else {

@@ -95,7 +95,8 @@ public struct UserStore: Sendable {
     }
 
     static let identityColumns = """
-        i.id AS identity_id, i.user_id AS identity_user_id, i.provider AS identity_provider, i.provider_user_id AS identity_provider_user_id,
+        i.id AS identity_id, i.user_id AS identity_user_id, i.provider AS identity_provider,
+        i.provider_user_id AS identity_provider_user_id,
         i.email AS identity_email, i.email_verified AS identity_email_verified,
         i.is_private_email AS identity_is_private_email, i.linked_at AS identity_linked_at,
         i.last_sign_in_at AS identity_last_sign_in_at
@@ -144,7 +145,7 @@ public struct UserStore: Sendable {
 
     public func markActive(id: String, at date: Date) async throws {
         try await connection.enqueueWrite("UPDATE users SET last_active_at = $2 WHERE id = $1 AND last_active_at <= $3",
-                                   [.text(id), .date(date), .date(date.addingTimeInterval(-Self.activityResolution))])
+                                          [.text(id), .date(date), .date(date.addingTimeInterval(-Self.activityResolution))])
     }
 
     public func setDisplayName(id: String, to name: String?, at date: Date) async throws {
@@ -161,7 +162,7 @@ public struct UserStore: Sendable {
 
     public func setAnonymous(id: String, _ isAnonymous: Bool, at date: Date) async throws {
         try await connection.enqueueWrite("UPDATE users SET is_anonymous = $2, updated_at = $3 WHERE id = $1",
-                                   [.text(id), .bool(isAnonymous), .date(date)])
+                                          [.text(id), .bool(isAnonymous), .date(date)])
     }
 
     public func markMerged(id: String, into target: String, at date: Date) async throws {

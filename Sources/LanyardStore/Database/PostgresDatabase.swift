@@ -73,8 +73,8 @@ public final class PostgresDatabase: Database {
     /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard's transactions run at read
     /// committed (said in each `BEGIN`, whatever the server's default), where each statement reads the latest
     /// committed rows whether or not a transaction is open, so plain reads before the first write mean the
-    /// same outside one. With writes
-    /// held back (`enqueueWrite`), a sign-in is then a read and one atomic statement: no `BEGIN`, no `COMMIT`.
+    /// same outside one. With writes held back (`enqueueWrite`), a sign-in is then a read and one atomic
+    /// statement: no `BEGIN`, no `COMMIT`.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await Self.mappingErrors {
