@@ -79,15 +79,17 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                let handle = Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
-                                    inTransaction: true)
-                do {
-                    let result = try await body(handle)
-                    try await handle.commit()
-                    return result
-                } catch {
-                    await handle.rollback()
-                    throw error
+                try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                    let handle = Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
+                                        inTransaction: true)
+                    do {
+                        let result = try await body(handle)
+                        try await handle.commit()
+                        return result
+                    } catch {
+                        await handle.rollback()
+                        throw error
+                    }
                 }
             }
         }
@@ -97,8 +99,10 @@ public final class PostgresDatabase: Database {
         let logger = self.logger
         return try await Self.mappingErrors {
             try await client.withConnection { connection in
-                try await body(Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
-                                  inTransaction: false))
+                try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                    try await body(Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
+                                          inTransaction: false))
+                }
             }
         }
     }

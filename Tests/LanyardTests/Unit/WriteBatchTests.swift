@@ -3,6 +3,11 @@ import Testing
 
 /// How held-back writes become one PostgreSQL statement (see `HeldWriteTests` for the same on a real server).
 @Suite struct WriteBatchTests {
+    /// The target of a statement a batch can take.
+    func plain(_ sql: String) throws -> WriteBatch.Target {
+        try #require(WriteBatch.target(of: sql))
+    }
+
     @Test func onlyPlainWritesCanBeHeldAndTheirTablesAreKnown() {
         #expect(WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)") == .init(table: "audit_log", isInsert: true))
         #expect(WriteBatch.target(of: "  UPDATE users SET a = $2 WHERE id = $1") == .init(table: "users", isInsert: false))
@@ -21,14 +26,14 @@ import Testing
         var batch = WriteBatch()
         let insertUser = try #require(WriteBatch.target(of: "INSERT INTO users (id) VALUES ($1)"))
         batch.append("INSERT INTO users (id) VALUES ($1)", ["u"], target: insertUser)
-        #expect(batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO users (id) VALUES ($1)"))),
+        #expect(batch.accepts(try plain("INSERT INTO users (id) VALUES ($1)")),
                 "two inserts into one table are independent")
-        #expect(batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO sessions (id, user_id) VALUES ($1, $2)"))))
-        #expect(!batch.accepts(try #require(WriteBatch.target(of: "UPDATE users SET name = $2 WHERE id = $1"))),
+        #expect(batch.accepts(try plain("INSERT INTO sessions (id, user_id) VALUES ($1, $2)")))
+        #expect(!batch.accepts(try plain("UPDATE users SET name = $2 WHERE id = $1")),
                 "an update would not see the held insert's row")
-        #expect(!batch.accepts(try #require(WriteBatch.target(of: """
+        #expect(!batch.accepts(try plain("""
             INSERT INTO identities (id, user_id) SELECT $1, id FROM users WHERE id = $2
-            """))), "a subquery would not see the held insert's row")
+            """)), "a subquery would not see the held insert's row")
     }
 
     @Test func heldWritesBecomeOneStatementWithTheirParametersRenumbered() {
@@ -56,7 +61,7 @@ import Testing
         var batch = WriteBatch()
         #expect(batch.accepts(nil), "an empty batch holds anything")
         batch.append(rotate, ["a", "b"], target: nil)
-        #expect(!batch.accepts(try #require(WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)"))))
+        #expect(!batch.accepts(try plain("INSERT INTO audit_log (at) VALUES ($1)")))
         #expect(batch.statement().sql == rotate)
         var plain = WriteBatch()
         plain.append("INSERT INTO audit_log (at) VALUES ($1)", [.integer(1)],
