@@ -94,11 +94,15 @@ struct WriteBatch: Sendable {
         return (combined.sql, combined.parameters.map { writes[$0.write].binds[$0.index] })
     }
 
+    /// The first write is the main statement and the others are `WITH` queries, last first: PostgreSQL runs
+    /// the main statement, then the `WITH` queries nobody reads from the last to the first, so the writes run
+    /// in the order they were held. Only speed depends on that order: a row lock taken by the last write (a
+    /// sign-in's identity row, which concurrent sign-ins of one person queue on) is held the shortest.
     static func combine(_ shape: Shape) -> Combined {
         var parameters: [(write: Int, index: Int)] = []
         var parts: [String] = []
-        for (write, sql) in shape.sql.enumerated() {
-            let renumbered = renumber(sql, bindCount: shape.bindCounts[write], after: parameters.count)
+        for write in [Int](shape.sql.indices.dropFirst().reversed()) + [0] {
+            let renumbered = renumber(shape.sql[write], bindCount: shape.bindCounts[write], after: parameters.count)
             parameters += renumbered.used.map { (write, $0) }
             parts.append(renumbered.sql)
         }

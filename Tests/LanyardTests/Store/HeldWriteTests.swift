@@ -151,4 +151,19 @@ import LanyardSupport
         await database.close()
         await cleanup()
     }
+
+    @Test func heldWritesRunInTheOrderTheyWereHeld() async throws {
+        // Only speed depends on it (the last write's row lock is held the shortest), so PostgreSQL only.
+        guard TestDatabase.postgresURL != nil else { return }
+        try await withDatabase(.postgres) { (database: any Database) async throws in
+            _ = try await database.read { try await $0.query("CREATE SEQUENCE ticks") }
+            try await database.transaction { connection in
+                for id in ["first", "second", "third", "fourth"] {
+                    try await connection.enqueueWrite("INSERT INTO people (id, name) VALUES ($1, nextval('ticks')::text)", [.text(id)])
+                }
+            }
+            let order = try await database.read { try await $0.query("SELECT id FROM people ORDER BY name::bigint") }
+            #expect(try order.map { try $0.string("id") } == ["first", "second", "third", "fourth"])
+        }
+    }
 }

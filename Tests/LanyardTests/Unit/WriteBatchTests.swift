@@ -47,12 +47,13 @@ import Testing
             batch.append(sql, binds, target: WriteBatch.target(of: sql)!)
         }
         let statement = batch.statement()
+        // PostgreSQL runs the main statement first, then the WITH queries from the last: the order they were held.
         #expect(statement.sql == """
-            WITH w1 AS (INSERT INTO sessions (id, user_id, ip) VALUES ($1, $2, $3)), \
-            w2 AS (INSERT INTO refresh_tokens (hash, session_id, at) VALUES ($4, $5, $6)) \
-            UPDATE identities SET note = 'costs $1' WHERE id = $7 AND seen < $8
+            WITH w1 AS (UPDATE identities SET note = 'costs $1' WHERE id = $1 AND seen < $2), \
+            w2 AS (INSERT INTO refresh_tokens (hash, session_id, at) VALUES ($3, $4, $5)) \
+            INSERT INTO sessions (id, user_id, ip) VALUES ($6, $7, $8)
             """)
-        #expect(statement.binds == [.text("s"), .text("u"), .null, .text("h"), .text("s"), .integer(7), .text("i"), .integer(9)],
+        #expect(statement.binds == [.text("i"), .integer(9), .text("h"), .text("s"), .integer(7), .text("s"), .text("u"), .null],
                 "parameters in order of use; unused ones dropped, since PostgreSQL could not type them")
     }
 
