@@ -59,18 +59,17 @@ public struct UserStore: Sendable {
     /// The account and its identities, the account locked until the transaction ends (links, unlinks, merges
     /// and deletions of one account queue up).
     public func findWithIdentitiesForUpdate(id: String) async throws -> (UserRecord, [IdentityRecord])? {
-        try await findWithIdentities(id: id, lock: connection.dialect == .postgres ? " FOR UPDATE OF u" : "")
+        try await findWithIdentities(id: id, lock: connection.dialect.forUpdate(of: "u"))
     }
 
     /// What linking decides from, in one query: the account, locked as by `findWithIdentitiesForUpdate`, its
     /// identities, and the identity with this provider and subject if there is one (on any account).
     public func findForLink(id: String, provider: String,
                             providerUserID: String) async throws -> (UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)? {
-        let lock = connection.dialect == .postgres ? " FOR UPDATE OF u" : ""
         let rows = try await connection.query("""
             SELECT u.*, \(Self.identityColumns)
             FROM users u LEFT JOIN identities i ON i.user_id = u.id OR (i.provider = $2 AND i.provider_user_id = $3)
-            WHERE u.id = $1 ORDER BY i.link_position\(lock)
+            WHERE u.id = $1 ORDER BY i.link_position\(connection.dialect.forUpdate(of: "u"))
             """, [.text(id), .text(provider), .text(providerUserID)])
         guard let first = rows.first else { return nil }
         let identities = try Self.identities(in: rows)

@@ -57,7 +57,7 @@ public struct RefreshTokenStore: Sendable {
                 """, binds)
         case .sqlite:
             try await connection.enqueueWrite("UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL",
-                                       Array(binds[0..<3]))
+                                              Array(binds[0..<3]))
             try await connection.enqueueWrite("""
                 INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($2, $4, $3)
                 ON CONFLICT (token_hash) DO NOTHING
