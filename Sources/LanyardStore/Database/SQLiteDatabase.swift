@@ -13,8 +13,11 @@ public final class SQLiteDatabase: Database {
     private let writer: Connection
     private let commits: GroupCommit
     private let readers: ReaderPool?
+    private let checkpointer: WALCheckpointer?
 
-    public static func open(path: String?, readerCount: Int = 4, logger: Logger) async throws -> SQLiteDatabase {
+    public static func open(
+        path: String?, readerCount: Int = 4, checkpointing: Checkpointing = .standard, logger: Logger
+    ) async throws -> SQLiteDatabase {
         if let path {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -26,17 +29,27 @@ public final class SQLiteDatabase: Database {
         }
         try writer.execute("PRAGMA foreign_keys = ON")
         var readers: ReaderPool?
+        var checkpointer: WALCheckpointer?
         if let path {
-            // An in-memory database exists only in its one connection; files get readers of their own.
+            // An in-memory database exists only in its one connection; files get readers of their own, and a
+            // thread that checkpoints the log.
             readers = ReaderPool(connections: try (0..<readerCount).map { _ in try Connection(path: path, readOnly: true) })
+            let thread = try WALCheckpointer(path: path, sizes: checkpointing)
+            try thread.watch(writer)
+            checkpointer = thread
         }
-        return SQLiteDatabase(writer: writer, readers: readers)
+        return SQLiteDatabase(writer: writer, readers: readers, checkpointer: checkpointer)
     }
 
-    private init(writer: Connection, readers: ReaderPool?) {
+    private init(writer: Connection, readers: ReaderPool?, checkpointer: WALCheckpointer?) {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
         self.readers = readers
+        self.checkpointer = checkpointer
+    }
+
+    deinit {
+        checkpointer?.stop()
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
@@ -65,6 +78,7 @@ public final class SQLiteDatabase: Database {
         // Queued after every transaction in flight, so nothing is cut off.
         _ = try? await commits.run { _ in () }
         writer.close()
+        checkpointer?.stop()
         await readers?.closeAll()
     }
 
@@ -203,6 +217,20 @@ public final class SQLiteDatabase: Database {
             statements = [:]
             if let handle { sqlite3_close(handle) }
             handle = nil
+        }
+
+        /// Replaces the hook SQLite calls after each commit with the pages in the log (SQLite's automatic
+        /// checkpoints are such a hook, so this turns them off).
+        func setWALHook(
+            context: UnsafeMutableRawPointer,
+            _ hook: @escaping @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32
+        ) {
+            sqlite3_wal_hook(handle, hook, context)
+        }
+
+        /// Copies what it can of the log into the database file without waiting for, or blocking, anyone.
+        func checkpointPassively() {
+            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
 
         func execute(_ sql: String) throws {
