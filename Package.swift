@@ -40,6 +40,7 @@ let package = Package(
             name: "LanyardProviders",
             dependencies: [
                 "LanyardSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,13 +1,39 @@
+import _CryptoExtras
 import Foundation
 import LanyardSupport
 import Logging
+import Synchronization
+
+/// One provider signing key, its RSA public key parsed once when the key set is fetched: a parsed key also
+/// keeps the arithmetic set-up BoringSSL does on its first use, which parsing per token repeated each time.
+public struct ProviderKey: Sendable {
+    public let jwk: JWK
+    /// `nil` when the JWK is not a usable RSA key.
+    public let rsa: _RSA.Signing.PublicKey?
+
+    public init(_ jwk: JWK) {
+        self.jwk = jwk
+        self.rsa = jwk.rsaPublicKey()
+    }
+
+    public var kid: String? { jwk.kid }
+}
 
 /// Provider signing keys per JWKS URL: cached for the provider's `max-age`, refetched at most once a minute
 /// when a token names an unknown `kid`, and served stale while the provider cannot be reached.
-public actor JWKSCache {
+///
+/// A lock, not an actor: a sign-in finds its key without leaving its executor; only a fetch is awaited.
+public final class JWKSCache: Sendable {
     struct Entry {
-        var keys: [String: JWK]
+        var keys: [String: ProviderKey]
         var freshUntil: Date
+    }
+
+    struct State {
+        var entries: [String: Entry] = [:]
+        var lastAttempt: [String: Date] = [:]
+        /// The fetch under way per URL, which every caller that needs it waits for.
+        var inFlight: [String: Task<Void, any Error>] = [:]
     }
 
     public static let defaultMaxAge: TimeInterval = 3600
@@ -17,9 +43,7 @@ public actor JWKSCache {
     private let fetcher: any JWKSFetching
     private let clock: any LanyardClock
     private let logger: Logger
-    private var entries: [String: Entry] = [:]
-    private var lastAttempt: [String: Date] = [:]
-    private var inFlight: [String: Task<FetchedJWKS, any Error>] = [:]
+    private let state = Mutex(State())
 
     public init(fetcher: any JWKSFetching, clock: any LanyardClock, logger: Logger = Logger(label: "lanyard.jwks")) {
         self.fetcher = fetcher
@@ -27,56 +51,70 @@ public actor JWKSCache {
         self.logger = logger
     }
 
+    private enum Lookup {
+        case found(ProviderKey)
+        case failed(any Error)
+        case fetching(Task<Void, any Error>)
+    }
+
     /// The key with this `kid` at this URL.
     /// - Throws: `ProviderTokenError(.unknownKey)` when the key set has no such key;
     ///   `ProviderUnavailableError` when nothing could be fetched and nothing is cached.
-    public func key(id kid: String, url: String, provider: Provider?) async throws -> JWK {
+    public func key(id kid: String, url: String, provider: Provider?) async throws -> ProviderKey {
         let now = clock.now()
-        if let entry = entries[url], entry.freshUntil > now {
-            if let key = entry.keys[kid] { return key }
-            // An unknown kid may mean the provider rotated keys: look again, but not more than once a minute.
-            guard canAttempt(url, now: now) else { throw ProviderTokenError(.unknownKey) }
-        } else if entries[url] == nil, !canAttempt(url, now: now), inFlight[url] == nil {
-            throw ProviderUnavailableError(provider: provider, underlying: "last fetch failed less than a minute ago")
+        let lookup = state.withLock { state -> Lookup in
+            if let entry = state.entries[url], entry.freshUntil > now {
+                if let key = entry.keys[kid] { return .found(key) }
+                // An unknown kid may mean the provider rotated keys: look again, but not more than once a minute.
+                guard Self.canAttempt(url, now: now, in: state) else { return .failed(ProviderTokenError(.unknownKey)) }
+            } else if state.entries[url] == nil, !Self.canAttempt(url, now: now, in: state), state.inFlight[url] == nil {
+                return .failed(ProviderUnavailableError(provider: provider, underlying: "last fetch failed less than a minute ago"))
+            }
+            return .fetching(self.startFetch(url, in: &state, now: now))
         }
+        let fetch: Task<Void, any Error>
+        switch lookup {
+        case .found(let key): return key
+        case .failed(let error): throw error
+        case .fetching(let task): fetch = task
+        }
+
         do {
-            try await refresh(url)
+            try await fetch.value
         } catch {
-            guard let stale = entries[url] else {
+            guard let stale = state.withLock({ $0.entries[url] }) else {
                 throw ProviderUnavailableError(provider: provider, underlying: String(describing: error))
             }
             logger.warning("serving cached keys after a failed fetch", metadata: ["url": "\(url)", "error": "\(error)"])
             guard let key = stale.keys[kid] else { throw ProviderTokenError(.unknownKey) }
             return key
         }
-        guard let key = entries[url]?.keys[kid] else { throw ProviderTokenError(.unknownKey) }
+        guard let key = state.withLock({ $0.entries[url]?.keys[kid] }) else { throw ProviderTokenError(.unknownKey) }
         return key
     }
 
-    private func canAttempt(_ url: String, now: Date) -> Bool {
-        guard let last = lastAttempt[url] else { return true }
-        return now.timeIntervalSince(last) >= Self.minimumRefetchInterval
+    private static func canAttempt(_ url: String, now: Date, in state: State) -> Bool {
+        guard let last = state.lastAttempt[url] else { return true }
+        return now.timeIntervalSince(last) >= minimumRefetchInterval
     }
 
-    /// Fetches the key set once, however many callers wait for it.
-    private func refresh(_ url: String) async throws {
-        let task: Task<FetchedJWKS, any Error>
-        if let running = inFlight[url] {
-            task = running
-        } else {
-            lastAttempt[url] = clock.now()
-            let fetcher = self.fetcher
-            task = Task { try await fetcher.fetch(url: url) }
-            inFlight[url] = task
+    /// The fetch of this URL's key set under way, or a new one: one fetch, however many callers wait for it.
+    private func startFetch(_ url: String, in state: inout State, now: Date) -> Task<Void, any Error> {
+        if let running = state.inFlight[url] { return running }
+        state.lastAttempt[url] = now
+        let task = Task { [fetcher, clock, logger, self] in
+            defer { self.state.withLock { _ = $0.inFlight.removeValue(forKey: url) } }
+            let fetched = try await fetcher.fetch(url: url)
+            let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)
+            var keys: [String: ProviderKey] = [:]
+            for key in fetched.keys.keys {
+                if let kid = key.kid { keys[kid] = ProviderKey(key) }
+            }
+            let entry = Entry(keys: keys, freshUntil: clock.now().addingTimeInterval(maxAge))
+            self.state.withLock { $0.entries[url] = entry }
+            logger.debug("fetched provider keys", metadata: ["url": "\(url)", "count": "\(keys.count)"])
         }
-        defer { inFlight[url] = nil }
-        let fetched = try await task.value
-        let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)
-        var keys: [String: JWK] = [:]
-        for key in fetched.keys.keys {
-            if let kid = key.kid { keys[kid] = key }
-        }
-        entries[url] = Entry(keys: keys, freshUntil: clock.now().addingTimeInterval(maxAge))
-        logger.debug("fetched provider keys", metadata: ["url": "\(url)", "count": "\(keys.count)"])
+        state.inFlight[url] = task
+        return task
     }
 }

@@ -20,9 +20,9 @@ public struct IDTokenVerifier: Sendable {
         guard jws.algorithm == "RS256" else { throw ProviderTokenError(.algorithm) }
         guard let kid = jws.keyID else { throw ProviderTokenError(.unknownKey) }
 
-        let jwk = try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
-        if let declared = jwk.alg, declared != "RS256" { throw ProviderTokenError(.algorithm) }
-        guard let publicKey = jwk.rsaPublicKey() else { throw ProviderTokenError(.algorithm) }
+        let key = try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
+        if let declared = key.jwk.alg, declared != "RS256" { throw ProviderTokenError(.algorithm) }
+        guard let publicKey = key.rsa else { throw ProviderTokenError(.algorithm) }
         guard RS256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey) else {
             throw ProviderTokenError(.signature)
         }

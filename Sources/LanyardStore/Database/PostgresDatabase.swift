@@ -238,14 +238,14 @@ public final class PostgresDatabase: Database {
                         let rows = try await RuntimeStatement.$current.withValue(text) {
                             try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
                         }
-                        for try await row in rows { result.append(try Self.row(row)) }
+                        result = try await Self.rows(rows)
                     } catch let error as PSQLError {
                         statements.preparationFailed(sql, sqlState: error.serverInfo?[.sqlState])
                         throw error
                     }
                 } else {
                     let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-                    for try await row in rows { result.append(try Self.row(row)) }
+                    result = try await Self.rows(rows)
                 }
                 return result
             } catch let error as PSQLError {
@@ -253,12 +253,15 @@ public final class PostgresDatabase: Database {
             }
         }
 
-        static func row(_ row: PostgresRow) throws -> SQLRow {
-            var values: [String: SQLValue] = [:]
-            for cell in row {
-                values[cell.columnName] = try value(of: cell)
+        static func rows<Rows: AsyncSequence>(_ rows: Rows) async throws -> [SQLRow] where Rows.Element == PostgresRow {
+            var result: [SQLRow] = []
+            var columns: SQLColumns?
+            for try await row in rows {
+                let names = columns ?? SQLColumns(row.map(\.columnName))
+                columns = names
+                result.append(SQLRow(columns: names, cells: try row.map(value(of:))))
             }
-            return SQLRow(values: values)
+            return result
         }
 
         /// Transaction control: no parameters, nothing to plan, so never prepared.

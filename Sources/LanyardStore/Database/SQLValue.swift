@@ -19,21 +19,44 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int64) { self = .integer(value) }
 }
 
+/// The column names of one result, shared by all its rows (and, on SQLite, by every result of a statement).
+public final class SQLColumns: Sendable {
+    public let names: [String]
+    private let positions: [String: Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        var positions: [String: Int] = [:]
+        // Like a row read into a dictionary: of two columns with one name, the later one is read.
+        for (position, name) in names.enumerated() { positions[name] = position }
+        self.positions = positions
+    }
+
+    func position(of name: String) -> Int? { positions[name] }
+}
+
 /// A result row, read by column name.
 public struct SQLRow: Sendable {
-    public let values: [String: SQLValue]
+    public let columns: SQLColumns
+    public let cells: [SQLValue]
 
-    public init(values: [String: SQLValue]) {
-        self.values = values
+    public init(columns: SQLColumns, cells: [SQLValue]) {
+        self.columns = columns
+        self.cells = cells
+    }
+
+    /// The value in this column, or `nil` when the result has no such column.
+    public subscript(column: String) -> SQLValue? {
+        columns.position(of: column).map { cells[$0] }
     }
 
     public func string(_ column: String) throws -> String {
-        guard case .text(let value) = values[column] else { throw StoreError.unexpectedValue(column: column) }
+        guard case .text(let value) = self[column] else { throw StoreError.unexpectedValue(column: column) }
         return value
     }
 
     public func optionalString(_ column: String) throws -> String? {
-        switch values[column] {
+        switch self[column] {
         case .text(let value): value
         case .null, nil: nil
         default: throw StoreError.unexpectedValue(column: column)
@@ -41,12 +64,12 @@ public struct SQLRow: Sendable {
     }
 
     public func integer(_ column: String) throws -> Int64 {
-        guard case .integer(let value) = values[column] else { throw StoreError.unexpectedValue(column: column) }
+        guard case .integer(let value) = self[column] else { throw StoreError.unexpectedValue(column: column) }
         return value
     }
 
     public func optionalInteger(_ column: String) throws -> Int64? {
-        switch values[column] {
+        switch self[column] {
         case .integer(let value): value
         case .null, nil: nil
         default: throw StoreError.unexpectedValue(column: column)
@@ -62,7 +85,7 @@ public struct SQLRow: Sendable {
     }
 
     public func bytes(_ column: String) throws -> [UInt8] {
-        guard case .blob(let value) = values[column] else { throw StoreError.unexpectedValue(column: column) }
+        guard case .blob(let value) = self[column] else { throw StoreError.unexpectedValue(column: column) }
         return value
     }
 }

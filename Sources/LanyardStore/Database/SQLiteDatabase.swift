@@ -195,7 +195,13 @@ public final class SQLiteDatabase: Database {
     final class Connection: DatabaseConnection, @unchecked Sendable {
         var dialect: SQLDialect { .sqlite }
         private var handle: OpaquePointer?
-        private var statements: [String: OpaquePointer] = [:]
+        private var statements: [String: Prepared] = [:]
+
+        /// A statement compiled once per connection, with its result's column names read once.
+        struct Prepared {
+            let statement: OpaquePointer
+            let columns: SQLColumns
+        }
 
         init(path: String, readOnly: Bool) throws {
             let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -213,7 +219,7 @@ public final class SQLiteDatabase: Database {
         deinit { close() }
 
         func close() {
-            for statement in statements.values { sqlite3_finalize(statement) }
+            for prepared in statements.values { sqlite3_finalize(prepared.statement) }
             statements = [:]
             if let handle { sqlite3_close(handle) }
             handle = nil
@@ -243,7 +249,8 @@ public final class SQLiteDatabase: Database {
         }
 
         func run(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
-            let statement = try prepared(sql)
+            let prepared = try prepare(sql)
+            let statement = prepared.statement
             defer {
                 sqlite3_reset(statement)
                 sqlite3_clear_bindings(statement)
@@ -261,16 +268,15 @@ public final class SQLiteDatabase: Database {
                 guard status == SQLITE_OK else { throw error() }
             }
             var rows: [SQLRow] = []
-            let columnCount = sqlite3_column_count(statement)
+            let columnCount = Int32(prepared.columns.names.count)
             while true {
                 let status = sqlite3_step(statement)
                 if status == SQLITE_DONE { break }
                 guard status == SQLITE_ROW else { throw error(status) }
-                var values: [String: SQLValue] = [:]
-                values.reserveCapacity(Int(columnCount))
+                var cells: [SQLValue] = []
+                cells.reserveCapacity(Int(columnCount))
                 for column in 0..<columnCount {
-                    let name = String(cString: sqlite3_column_name(statement, column))
-                    values[name] = switch sqlite3_column_type(statement, column) {
+                    let cell: SQLValue = switch sqlite3_column_type(statement, column) {
                     case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
                     case SQLITE_FLOAT: .integer(Int64(sqlite3_column_double(statement, column)))
                     case SQLITE_TEXT: .text(String(cString: sqlite3_column_text(statement, column)))
@@ -278,19 +284,22 @@ public final class SQLiteDatabase: Database {
                         start: sqlite3_column_blob(statement, column), count: Int(sqlite3_column_bytes(statement, column)))))
                     default: .null
                     }
+                    cells.append(cell)
                 }
-                rows.append(SQLRow(values: values))
+                rows.append(SQLRow(columns: prepared.columns, cells: cells))
             }
             return rows
         }
 
-        private func prepared(_ sql: String) throws -> OpaquePointer {
-            if let statement = statements[sql] { return statement }
+        private func prepare(_ sql: String) throws -> Prepared {
+            if let prepared = statements[sql] { return prepared }
             var statement: OpaquePointer?
             guard sqlite3_prepare_v3(handle, Self.sqlitePlaceholders(sql), -1, UInt32(SQLITE_PREPARE_PERSISTENT),
                                      &statement, nil) == SQLITE_OK, let statement else { throw error() }
-            statements[sql] = statement
-            return statement
+            let names = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
+            let prepared = Prepared(statement: statement, columns: SQLColumns(names))
+            statements[sql] = prepared
+            return prepared
         }
 
         private func error(_ status: Int32? = nil) -> any Error {

@@ -53,11 +53,17 @@ extension RandomSource {
 }
 
 extension Sequence where Element == UInt8 {
+    /// Lower-case hex, two digits a byte.
     public var hexString: String {
-        var output = ""
-        for byte in self {
-            output += String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { digits in
+            var output: [UInt8] = []
+            output.reserveCapacity(underestimatedCount * 2)
+            for byte in self {
+                output.append(digits[Int(byte >> 4)])
+                output.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: output, as: UTF8.self)
         }
-        return output
     }
 }

@@ -9,27 +9,33 @@ public enum Base64URL {
     }()
 
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let input = Array(bytes)
-        var output = [UInt8]()
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
+        let encode = { (input: UnsafeBufferPointer<UInt8>) -> String in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                let length = input.count / 3 * 4 + [0, 2, 3][input.count % 3]
+                return String(unsafeUninitializedCapacity: length) { output in
+                    var read = 0, written = 0
+                    while read + 3 <= input.count {
+                        let chunk = UInt32(input[read]) << 16 | UInt32(input[read + 1]) << 8 | UInt32(input[read + 2])
+                        output[written] = alphabet[Int(chunk >> 18 & 63)]
+                        output[written + 1] = alphabet[Int(chunk >> 12 & 63)]
+                        output[written + 2] = alphabet[Int(chunk >> 6 & 63)]
+                        output[written + 3] = alphabet[Int(chunk & 63)]
+                        read += 3
+                        written += 4
+                    }
+                    let remaining = input.count - read
+                    if remaining > 0 {
+                        var chunk = UInt32(input[read]) << 16
+                        if remaining == 2 { chunk |= UInt32(input[read + 1]) << 8 }
+                        output[written] = alphabet[Int(chunk >> 18 & 63)]
+                        output[written + 1] = alphabet[Int(chunk >> 12 & 63)]
+                        if remaining == 2 { output[written + 2] = alphabet[Int(chunk >> 6 & 63)] }
+                    }
+                    return length
+                }
+            }
         }
-        let remaining = input.count - index
-        if remaining > 0 {
-            var chunk = UInt32(input[index]) << 16
-            if remaining == 2 { chunk |= UInt32(input[index + 1]) << 8 }
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            if remaining == 2 { output.append(alphabet[Int(chunk >> 6 & 63)]) }
-        }
-        return String(decoding: output, as: UTF8.self)
+        return bytes.withContiguousStorageIfAvailable(encode) ?? Array(bytes).withUnsafeBufferPointer(encode)
     }
 
     /// The bytes, or `nil` for anything that is not unpadded base64url.
@@ -40,22 +46,39 @@ public enum Base64URL {
 
     static func decode(utf8 input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         if input.count % 4 == 1 { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(input.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for character in input {
-            let value = decodingTable[Int(character)]
-            if value == 0xFF { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let length = input.count / 4 * 3 + [0, 0, 1, 2][input.count % 4]
+        return decodingTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: length) { output, count in
+                var read = 0, written = 0
+                while read + 4 <= input.count {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                    if (a | b | c | d) == 0xFF { valid = false; break }
+                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    output[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    output[written + 2] = UInt8(truncatingIfNeeded: chunk)
+                    read += 4
+                    written += 3
+                }
+                let remaining = input.count - read
+                if valid, remaining >= 2 {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = remaining == 3 ? table[Int(input[read + 2])] : 0
+                    // Leftover bits must be zero padding (canonical encoding).
+                    let leftover = remaining == 2 ? b & 0x0F : c & 0x03
+                    if (a | b | c) == 0xFF || leftover != 0 {
+                        valid = false
+                    } else {
+                        let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                        output[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                        if remaining == 3 { output[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8) }
+                    }
+                }
+                count = valid ? length : 0
             }
+            return valid ? output : nil
         }
-        // Leftover bits must be zero padding (canonical encoding).
-        if bits > 0 && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
-        return output
     }
 }

@@ -86,7 +86,7 @@ import LanyardSupport
         let rows = try await database.read { try await $0.query("SELECT * FROM notes ORDER BY id") }
         #expect(try rows.map { try $0.string("id") } == ["n1", "n2", "n3"])
         #expect(try rows.map { try $0.optionalString("body") } == [nil, "text", nil])
-        #expect(rows.map { $0.values["at"] } == [.null, .integer(42), .integer(7)])
+        #expect(rows.map { $0["at"] } == [.null, .integer(42), .integer(7)])
         await database.close()
         await cleanup()
     }

@@ -10,10 +10,13 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
     private var _fetches = 0
     private var _failing = false
     let maxAge: TimeInterval?
+    /// How long a fetch takes, so that callers can overlap one.
+    let latency: Duration
 
-    init(keys: JWKS, maxAge: TimeInterval? = 3600) {
+    init(keys: JWKS, maxAge: TimeInterval? = 3600, latency: Duration = .zero) {
         self._keys = keys
         self.maxAge = maxAge
+        self.latency = latency
     }
 
     var fetches: Int { lock.withLock { _fetches } }
@@ -21,7 +24,8 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
     func setFailing(_ failing: Bool) { lock.withLock { _failing = failing } }
 
     func fetch(url: String) async throws -> FetchedJWKS {
-        try lock.withLock {
+        if latency > .zero { try await Task.sleep(for: latency) }
+        return try lock.withLock {
             _fetches += 1
             if _failing { throw TestFetchError() }
             return FetchedJWKS(keys: _keys, maxAge: maxAge)
@@ -120,6 +124,17 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
         clock.advance(by: 601)
         _ = try await cache.key(id: "a", url: url, provider: .apple)
         #expect(fetcher.fetches == 2)
+    }
+
+    @Test func callersWaitingForKeysShareOneFetch() async throws {
+        let fetcher = CountingFetcher(keys: keySet(["a"]), latency: .milliseconds(200))
+        let cache = JWKSCache(fetcher: fetcher, clock: ManualClock())
+        let kids = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<20 { group.addTask { try await cache.key(id: "a", url: url, provider: .google).kid } }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(kids == Array(repeating: "a", count: 20))
+        #expect(fetcher.fetches == 1)
     }
 
     @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {

@@ -268,7 +268,7 @@ import LanyardSupport
         }
     }
 
-    @Test(arguments: ["a", "ab=", "a+b/", "ab cd", "é", "AB"])
+    @Test(arguments: ["a", "ab=", "a+b/", "ab cd", "é", "AB", "ABC", "AAAAA*", "AAAA*A", "AB*D", "AAAA\u{0}AA"])
     func refusesWhatIsNotCanonicalBase64URL(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }
@@ -287,11 +287,21 @@ import LanyardSupport
     }
 }
 
+@Suite struct HexStringTests {
+    @Test func printsTwoLowerCaseDigitsPerByte() {
+        #expect([0x00, 0x0f, 0xa5, 0xff].hexString == "000fa5ff")
+        #expect([UInt8]().hexString == "")
+        // FIPS 180-2's first SHA-256 example, printed through the same extension.
+        #expect(Hashing.sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+}
+
 @Suite struct JSONWriterTests {
     struct Sample: JSONWritable {
         func write(to writer: inout JSONWriter) {
             writer.object { json in
                 json.key("text"); json.string("quote \" backslash \\ newline \n tab \t bell \u{07} é 😀")
+                json.key("edges"); json.string("\"starts and ends escaped\n")
                 json.key("none"); json.string(nil)
                 json.key("flag"); json.bool(true)
                 json.key("count"); json.integer(-42)
@@ -306,6 +316,7 @@ import LanyardSupport
         let bytes = JSONWriter.write(Sample())
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(object["text"] as? String == "quote \" backslash \\ newline \n tab \t bell \u{07} é 😀")
+        #expect(object["edges"] as? String == "\"starts and ends escaped\n")
         #expect(object["none"] is NSNull)
         #expect(object["flag"] as? Bool == true)
         #expect(object["count"] as? Int == -42)
