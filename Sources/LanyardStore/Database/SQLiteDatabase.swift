@@ -77,9 +77,11 @@ public final class SQLiteDatabase: Database {
     public func close() async {
         // Queued after every transaction in flight, so nothing is cut off.
         _ = try? await commits.run { _ in () }
-        writer.close()
-        checkpointer?.stop()
+        // The writer closes last: SQLite's last connection copies the whole log into the database file and
+        // deletes it, so a database closed cleanly is one file again.
         await readers?.closeAll()
+        await checkpointer?.stopAndWait()
+        writer.close()
     }
 
     /// Group commit. SQLite has one writer and a commit costs as much as a small transaction, so transactions

@@ -35,8 +35,18 @@ extension SQLiteDatabase {
         private let sizes: Checkpointing
         private let connection: Connection
         private let wake = DispatchSemaphore(value: 0)
-        /// `requested`: the thread has been woken and not yet started copying; `stopped`: `stop()` was called.
-        private let state = Mutex<(requested: Bool, stopped: Bool)>((false, false))
+        struct State {
+            /// The thread has been woken and not yet started copying.
+            var requested = false
+            /// `stop()` was called.
+            var stopped = false
+            /// The thread has closed its connection and ended.
+            var finished = false
+            /// Callers of `stop()` waiting for the thread to end.
+            var waiting: [CheckedContinuation<Void, Never>] = []
+        }
+
+        private let state = Mutex(State())
 
         init(path: String, sizes: Checkpointing) throws {
             self.sizes = sizes
@@ -85,12 +95,30 @@ extension SQLiteDatabase {
                 connection.checkpointPassively()
             }
             connection.close()
+            let waiting = state.withLock { state in
+                state.finished = true
+                return state.waiting
+            }
+            for caller in waiting { caller.resume() }
         }
 
-        /// Ends the thread after the copy it may be making. The writer must not commit afterwards.
+        /// Ends the thread after the copy it may be making, without waiting for it. The writer must not commit
+        /// afterwards.
         func stop() {
             state.withLock { $0.stopped = true }
             wake.signal()
+        }
+
+        /// Ends the thread and returns once its connection is closed.
+        func stopAndWait() async {
+            await withCheckedContinuation { (caller: CheckedContinuation<Void, Never>) in
+                let finished = state.withLock { state -> Bool in
+                    state.stopped = true
+                    if !state.finished { state.waiting.append(caller) }
+                    return state.finished
+                }
+                if finished { caller.resume() } else { wake.signal() }
+            }
         }
     }
 }

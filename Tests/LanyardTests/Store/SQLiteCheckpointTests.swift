@@ -86,4 +86,24 @@ import LanyardStore
         #expect(largestLog < written / 4, "log reached \(largestLog) bytes for \(written) bytes written")
         await database.close()
     }
+
+    @Test func aCleanCloseLeavesOneFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-wal-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("lanyard.sqlite").path
+        let database = try await SQLiteDatabase.open(path: path, logger: Logger(label: "test"))
+        _ = try await database.transaction { try await $0.query("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+        try await write(database, from: 0, logPath: path + "-wal", transactions: 200, rowBytes: 1_000)
+        // Well under the thread's 1,000 pages: everything is still in the log.
+        #expect(fileSize(path + "-wal") > 0)
+        _ = try await database.read { try await $0.query("SELECT COUNT(*) FROM notes") }
+        await database.close()
+
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the log is copied and removed at close")
+        #expect(fileSize(path) >= 200 * 1_000)
+        let reopened = try await SQLiteDatabase.open(path: path, logger: Logger(label: "test"))
+        let count = try await reopened.read { try await $0.first("SELECT COUNT(*) AS n FROM notes") }?.integer("n")
+        #expect(count == 200)
+        await reopened.close()
+    }
 }
