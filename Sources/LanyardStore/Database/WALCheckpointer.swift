@@ -35,14 +35,15 @@ extension SQLiteDatabase {
         private let sizes: Checkpointing
         private let connection: Connection
         private let wake = DispatchSemaphore(value: 0)
+
         struct State {
             /// The thread has been woken and not yet started copying.
             var requested = false
-            /// `stop()` was called.
+            /// `stop()` or `stopAndWait()` was called.
             var stopped = false
             /// The thread has closed its connection and ended.
             var finished = false
-            /// Callers of `stop()` waiting for the thread to end.
+            /// Callers of `stopAndWait()` waiting for the thread to end.
             var waiting: [CheckedContinuation<Void, Never>] = []
         }
 
