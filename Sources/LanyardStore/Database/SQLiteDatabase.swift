@@ -238,6 +238,11 @@ public final class SQLiteDatabase: Database {
 
         /// Copies what it can of the log into the database file without waiting for, or blocking, anyone.
         func checkpointPassively() {
+            Self.checkpointPassively(handle)
+        }
+
+        /// The same, for a connection known only by its SQLite handle (as SQLite's log hook gives it).
+        static func checkpointPassively(_ handle: OpaquePointer?) {
             sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
 

@@ -73,7 +73,7 @@ extension SQLiteDatabase {
         /// Called on the writer's thread after each commit, with the pages now in the log.
         private func logGrew(to pages: Int32, writer: OpaquePointer?) {
             if pages >= sizes.writer {
-                sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                Connection.checkpointPassively(writer)
                 return
             }
             guard pages >= sizes.background else { return }
