@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The system SQLite (Debian's libsqlite3-dev), bound directly: statements are prepared once and run in place.
@@ -95,11 +96,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Load generator and micro-benchmarks (Benchmarks/, BENCHMARKS.md); loopback only.
+        // The load generator's parts (Benchmarks/, BENCHMARKS.md): HTTP on the wire, the closed loop, the
+        // scenarios and their statistics; a library so the tests can run them against a real server.
+        .target(
+            name: "LanyardBenchKit",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Sources/LanyardBenchKit",
+            swiftSettings: swiftSettings
+        ),
+        // Load generator and micro-benchmarks, from the command line; loopback only.
         .executableTarget(
             name: "lanyard-bench",
             dependencies: [
-                "LanyardSupport", "LanyardCore",
+                "LanyardSupport", "LanyardCore", "LanyardBenchKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -112,6 +124,7 @@ let package = Package(
             name: "LanyardTests",
             dependencies: [
                 "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
+                "LanyardBenchKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

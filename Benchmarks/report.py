@@ -9,14 +9,20 @@ def load(path):
 runs = load(sys.argv[1])
 micro = {m["name"]: m for m in load(sys.argv[2])} if len(sys.argv) > 2 else {}
 
-print("| target | db | scenario | c | req/s | p50 ms | p99 ms | p99.9 ms | ok/sent | peak RSS MB |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+def cpu(r, key):
+    value = r.get(key) if r else None
+    return f"{value:.0f}" if value is not None else "—"
+
+print("CPU columns: microseconds of CPU per request, of the server's processes, of PostgreSQL's (its backends), and of the load generator.\n")
+print("| target | db | scenario | c | req/s | p50 ms | p99 ms | p99.9 ms | ok/sent | peak RSS MB | CPU server µs | CPU database µs | CPU client µs |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in runs:
     rss = r.get("server_peak_rss_megabytes")
     rss = f"{rss:.0f}" if rss is not None else "n/a"
     print(f"| {r['target']} | {r['database']} | {r['scenario']} | {r['concurrency']} | {r['requests_per_second']:.0f} | "
           f"{r['p50_milliseconds']:.2f} | {r['p99_milliseconds']:.2f} | {r['p999_milliseconds']:.2f} | "
-          f"{r['ok']}/{r['sent']} | {rss} |")
+          f"{r['ok']}/{r['sent']} | {rss} | {cpu(r, 'server_cpu_microseconds_per_request')} | "
+          f"{cpu(r, 'database_cpu_microseconds_per_request')} | {cpu(r, 'client_cpu_microseconds_per_request')} |")
 
 def best(target, scenario, database=None, concurrency=None):
     rows = [r for r in runs if r["target"] == target and r["scenario"] == scenario
@@ -33,6 +39,21 @@ for scenario in ["signin_new", "signin_existing", "me", "link", "refresh"]:
     def ratio(r): return f"{r['requests_per_second'] / a['requests_per_second']:.0f}×" if r and a and a["requests_per_second"] else "—"
     peer = f"{a['requests_per_second']:.0f} (c={a['concurrency']})" if a else "no equivalent"
     print(f"| {scenario} | {rps(s)} | {rps(p)} | {peer} | {ratio(s)} | {ratio(p)} |")
+
+print("\n**PostgreSQL / SQLite** (Lanyard at concurrency 64; CPU per request: Lanyard + PostgreSQL + load generator, all on the same two cores)\n")
+print("| scenario | SQLite req/s | PostgreSQL req/s | PostgreSQL / SQLite | CPU µs SQLite | CPU µs PostgreSQL |")
+print("|---|---:|---:|---:|---:|---:|")
+for scenario in ["signin_new", "signin_existing", "refresh", "me", "link", "readyz", "healthz"]:
+    s, p = best("lanyard", scenario, "sqlite", 64), best("lanyard", scenario, "postgres", 64)
+    if not s or not p:
+        continue
+    def total(r):
+        parts = [r.get(k) for k in ("server_cpu_microseconds_per_request", "database_cpu_microseconds_per_request",
+                                   "client_cpu_microseconds_per_request")]
+        known = [v for v in parts if v is not None]
+        return " + ".join(f"{v:.0f}" for v in known) if known else "—"
+    share = 100 * p["requests_per_second"] / s["requests_per_second"] if s["requests_per_second"] else 0
+    print(f"| {scenario} | {s['requests_per_second']:.0f} | {p['requests_per_second']:.0f} | {share:.0f}% | {total(s)} | {total(p)} |")
 
 if micro:
     def us(name): return micro[name]["microseconds_per_operation"] if name in micro else None

@@ -52,20 +52,23 @@ start_lanyard() {  # $1: database URL
 }
 stop_lanyard() { kill "$LANYARD_PID"; wait "$LANYARD_PID" 2>/dev/null || true; LANYARD_PID=""; }
 
-load() {  # target base database pids scenarios concurrency count
+load() {  # target base database pids scenarios concurrency count [database-pids]
   "$BIN/lanyard-bench" load --target "$1" --base "$2" --database "$3" --server-pids "$4" --scenarios "$5" \
     --concurrency "$6" --count "$7" --max-seconds "$SECONDS_PER_PHASE" --keys-directory "$PEER_HOME/keys" \
-    --json "$RESULTS"
+    --database-pids "${8:-}" --json "$RESULTS"
 }
 
 for database in sqlite postgres; do
+  database_pids=""
   if [ "$database" = sqlite ]; then url="sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite"; else
     psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c "CREATE DATABASE lanyard_bench"
     url="${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}"
+    database_pids=$(head -n 1 "$LANYARD_TEST_POSTGRES_DATA/postmaster.pid")  # its backends are its children
   fi
   echo "== Lanyard on $database"
   start_lanyard "$url"
-  load lanyard "http://127.0.0.1:$LANYARD_PORT" "$database" "$LANYARD_PID" signin_new,signin_existing,refresh,me,link 1,16,64 "$COUNT"
+  load lanyard "http://127.0.0.1:$LANYARD_PORT" "$database" "$LANYARD_PID" \
+    signin_new,signin_existing,refresh,me,link,healthz,readyz 1,16,64 "$COUNT" "$database_pids"
   stop_lanyard
 done
 

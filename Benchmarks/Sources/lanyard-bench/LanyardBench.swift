@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import LanyardBenchKit
 import NIOCore
 
 @main
@@ -17,11 +18,13 @@ struct Load: AsyncParsableCommand {
     @Option(help: "lanyard or allauth") var target: String = "lanyard"
     @Option(help: "Base URL of the server under test (loopback only)") var base: String = "http://127.0.0.1:8711"
     @Option(help: "A label for the results, e.g. sqlite or postgres") var database: String = "sqlite"
-    @Option(help: "signin_new,signin_existing,refresh,me,link") var scenarios: String = "signin_new,signin_existing,refresh,me,link"
+    @Option(help: "signin_new,signin_existing,refresh,me,link,healthz,readyz") var scenarios: String = "signin_new,signin_existing,refresh,me,link"
     @Option(help: "Concurrency levels") var concurrency: String = "1,16,64"
     @Option(help: "At most this many requests per phase") var count: Int = 10_000
     @Option(help: "At most this many seconds per phase") var maxSeconds: Double = 10
-    @Option(help: "Pids whose resident memory (with children) is sampled") var serverPids: String = ""
+    @Option(help: "Pids whose resident memory and CPU (with children) are measured") var serverPids: String = ""
+    @Option(help: "Pids of a separate database server whose CPU (with children) is measured, e.g. PostgreSQL's postmaster")
+    var databasePids: String = ""
     @Option(help: "The fake IdP's keys folder (apple.pem, google.pem)") var keysDirectory: String
     @Option(help: "The fake IdP, for the kids of its keys") var idp: String = "http://127.0.0.1:8702"
     @Option(help: "Append results here as JSON lines") var json: String?
@@ -50,6 +53,7 @@ struct Load: AsyncParsableCommand {
                                                    jwksURL: idp + "/apple/auth/keys", audience: "com.example.app",
                                                    client: client)
         let pids = serverPids.split(separator: ",").compactMap { Int32($0) }
+        let databasePIDs = databasePids.split(separator: ",").compactMap { Int32($0) }
         let run = String(UUID().uuidString.prefix(8)).lowercased()
         let setup = Setup(client: client, base: base, target: target, apple: apple, google: google)
 
@@ -94,11 +98,16 @@ struct Load: AsyncParsableCommand {
                         target.signInRequest(provider: "google", token: token, audience: google.audience,
                                              sessionToken: session, process: "connect")
                     })
+                case "healthz", "readyz":
+                    // Floors: Lanyard's HTTP stack and middleware alone; and that plus one `SELECT 1`.
+                    guard target == .lanyard else { continue }
+                    scenario = RepeatedRequests(name: scenarioName, perWorker: [BenchRequest(method: .GET, path: "/\(scenarioName)")])
                 default:
                     throw ValidationError("unknown scenario \(scenarioName)")
                 }
                 let generator = LoadGenerator(host: baseURL.host, port: baseURL.port, concurrency: level, count: count,
-                                              maxSeconds: maxSeconds, serverPIDs: pids)
+                                              maxSeconds: maxSeconds, serverPIDs: pids,
+                                              databasePIDs: databasePIDs)
                 var result = await generator.run(scenario)
                 result.target = target.rawValue
                 result.database = database

@@ -85,3 +85,9 @@ struct Micro: AsyncParsableCommand {
         }
     }
 }
+
+extension Duration {
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

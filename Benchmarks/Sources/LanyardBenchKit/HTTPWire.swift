@@ -2,8 +2,8 @@ import Foundation
 
 /// HTTP/1.1 on the wire, as little as the load generator needs: requests written as bytes, answers read
 /// with `Content-Length`, chunked bodies, or a body that ends when the server closes the connection.
-enum HTTPWire {
-    static func requestBytes(_ request: BenchRequest, host: String) -> [UInt8] {
+public enum HTTPWire {
+    public static func requestBytes(_ request: BenchRequest, host: String) -> [UInt8] {
         var head = "\(request.method.rawValue) \(request.path) HTTP/1.1\r\nHost: \(host)\r\n"
         for (name, value) in request.headers { head += "\(name): \(value)\r\n" }
         if let body = request.body {
@@ -14,14 +14,20 @@ enum HTTPWire {
         return Array(head.utf8)
     }
 
-    struct Response {
-        var status: UInt
-        var body: [UInt8]
+    public struct Response: Equatable, Sendable {
+        public var status: UInt
+        public var body: [UInt8]
         /// The server will close the connection after this answer.
-        var closes: Bool
+        public var closes: Bool
+
+        public init(status: UInt, body: [UInt8], closes: Bool) {
+            self.status = status
+            self.body = body
+            self.closes = closes
+        }
     }
 
-    enum ParseResult {
+    public enum ParseResult: Equatable, Sendable {
         case incomplete
         /// A full answer, and how many bytes of the buffer it used.
         case complete(Response, consumed: Int)
@@ -29,7 +35,7 @@ enum HTTPWire {
     }
 
     /// Parses one answer from the start of `buffer`. With `atEOF`, a body without a length ends here.
-    static func parse(_ buffer: [UInt8], atEOF: Bool) -> ParseResult {
+    public static func parse(_ buffer: [UInt8], atEOF: Bool) -> ParseResult {
         guard let headEnd = find([13, 10, 13, 10], in: buffer, from: 0) else {
             return atEOF ? .malformed("connection closed before the answer's head") : .incomplete
         }

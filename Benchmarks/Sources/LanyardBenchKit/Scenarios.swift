@@ -1,30 +1,29 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 
 /// The server under test: Lanyard, or the django-allauth peer, with the request shapes that match.
-enum Target: String, Sendable {
+public enum Target: String, Sendable {
     case lanyard, allauth
 
-    func signInRequest(provider: String, token: String, audience: String, sessionToken: String? = nil,
+    public func signInRequest(provider: String, token: String, audience: String, sessionToken: String? = nil,
                        process: String = "login") -> BenchRequest {
         switch self {
         case .lanyard:
             var request = BenchRequest(method: .POST, path: "/v1/auth/\(process == "login" ? "signin" : "link")/\(provider)",
-                                       body: json(["id_token": token]))
+                                       body: jsonBody(["id_token": token]))
             if let sessionToken { request.headers.append(("Authorization", "Bearer \(sessionToken)")) }
             return request
         case .allauth:
             var request = BenchRequest(method: .POST, path: "/_allauth/app/v1/auth/provider/token",
-                                       body: json(["provider": provider, "process": process,
+                                       body: jsonBody(["provider": provider, "process": process,
                                                    "token": ["client_id": audience, "id_token": token]]))
             if let sessionToken { request.headers.append(("X-Session-Token", sessionToken)) }
             return request
         }
     }
 
-    func meRequest(sessionToken: String) -> BenchRequest {
+    public func meRequest(sessionToken: String) -> BenchRequest {
         switch self {
         case .lanyard: BenchRequest(method: .GET, path: "/v1/users/me", headers: [("Authorization", "Bearer \(sessionToken)")])
         case .allauth: BenchRequest(method: .GET, path: "/_allauth/app/v1/auth/session", headers: [("X-Session-Token", sessionToken)])
@@ -32,7 +31,7 @@ enum Target: String, Sendable {
     }
 
     /// The credential a sign-in answer carries: Lanyard's access token, allauth's session token.
-    func sessionToken(from body: ByteBuffer) -> String? {
+    public func sessionToken(from body: ByteBuffer) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else { return nil }
         switch self {
         case .lanyard: return object["access_token"] as? String
@@ -41,46 +40,57 @@ enum Target: String, Sendable {
     }
 }
 
-func json(_ object: [String: Any]) -> [UInt8] {
+/// `object` as JSON bytes, for a request body.
+public func jsonBody(_ object: [String: Any]) -> [UInt8] {
     Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
 }
 
 /// Pre-built requests, one per iteration (sign-in scenarios, link).
-struct FixedRequests: Scenario {
-    let name: String
-    let requests: [BenchRequest]
+public struct FixedRequests: Scenario, Sendable {
+    public let name: String
+    public let requests: [BenchRequest]
 
-    func request(worker: Int, iteration: Int) -> BenchRequest? {
+    public init(name: String, requests: [BenchRequest]) {
+        self.name = name
+        self.requests = requests
+    }
+
+    public func request(worker: Int, iteration: Int) -> BenchRequest? {
         iteration < requests.count ? requests[iteration] : nil
     }
 
-    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
+    public func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
 }
 
 /// The same request for every iteration of a worker (`me`).
-struct RepeatedRequests: Scenario {
-    let name: String
-    let perWorker: [BenchRequest]
+public struct RepeatedRequests: Scenario, Sendable {
+    public let name: String
+    public let perWorker: [BenchRequest]
 
-    func request(worker: Int, iteration: Int) -> BenchRequest? { perWorker[worker % perWorker.count] }
-    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
+    public init(name: String, perWorker: [BenchRequest]) {
+        self.name = name
+        self.perWorker = perWorker
+    }
+
+    public func request(worker: Int, iteration: Int) -> BenchRequest? { perWorker[worker % perWorker.count] }
+    public func record(worker: Int, status: UInt, body: [UInt8]) -> Bool { status == 200 }
 }
 
 /// Each worker refreshes its own session and keeps the rotated token, as an app does on every launch.
 /// Only the load generator's one thread touches it.
-final class RefreshChains: Scenario, @unchecked Sendable {
-    let name = "refresh"
-    var tokens: [String]
+public final class RefreshChains: Scenario, @unchecked Sendable {
+    public let name = "refresh"
+    public private(set) var tokens: [String]
 
-    init(tokens: [String]) {
+    public init(tokens: [String]) {
         self.tokens = tokens
     }
 
-    func request(worker: Int, iteration: Int) -> BenchRequest? {
-        BenchRequest(method: .POST, path: "/v1/auth/refresh", body: json(["refresh_token": tokens[worker]]))
+    public func request(worker: Int, iteration: Int) -> BenchRequest? {
+        BenchRequest(method: .POST, path: "/v1/auth/refresh", body: jsonBody(["refresh_token": tokens[worker]]))
     }
 
-    func record(worker: Int, status: UInt, body: [UInt8]) -> Bool {
+    public func record(worker: Int, status: UInt, body: [UInt8]) -> Bool {
         guard status == 200,
               let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let next = object["refresh_token"] as? String else { return false }
