@@ -16,7 +16,12 @@ def cpu(r, key):
 print("CPU columns: microseconds of CPU per request, of the server's processes, of PostgreSQL's (its backends), and of the load generator.\n")
 print("| target | db | scenario | c | req/s | p50 ms | p99 ms | p99.9 ms | ok/sent | peak RSS MB | CPU server µs | CPU database µs | CPU client µs |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for r in runs:
+SCENARIOS = ["signin_new", "signin_existing", "refresh", "me", "link", "healthz", "readyz"]
+def order(r):
+    return (r["target"] != "lanyard", r["database"] != "sqlite",
+            SCENARIOS.index(r["scenario"]) if r["scenario"] in SCENARIOS else len(SCENARIOS), r["concurrency"])
+
+for r in sorted(runs, key=order):
     rss = r.get("server_peak_rss_megabytes")
     rss = f"{rss:.0f}" if rss is not None else "n/a"
     print(f"| {r['target']} | {r['database']} | {r['scenario']} | {r['concurrency']} | {r['requests_per_second']:.0f} | "

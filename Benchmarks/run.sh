@@ -14,7 +14,7 @@ PEER="$ROOT/../shared/peers/allauth"
 export PEER_HOME="${PEER_HOME:-/tmp/lanyard-peer-allauth}"
 COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${PEER_COUNT:-1000}
 if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
-LANYARD_PORT=8711
+SQLITE_PORT=8711; POSTGRES_PORT=8712
 
 swift build -c release --product lanyard
 swift build -c release --product lanyard-bench
@@ -24,9 +24,9 @@ BIN=$(swift build -c release --show-bin-path)
 "$PEER/stop.sh" >/dev/null 2>&1 || true
 RESET_DB=1 "$PEER/run.sh"
 eval "$(LANYARD_TEST_POSTGRES_PORT=55434 LANYARD_TEST_POSTGRES_FSYNC=on scripts/start-test-postgres)"
-LANYARD_PID=""
+SERVER_PIDS=()
 cleanup() {
-  [ -n "$LANYARD_PID" ] && kill "$LANYARD_PID" 2>/dev/null || true
+  for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   "$PEER/stop.sh" >/dev/null 2>&1 || true
   scripts/stop-test-postgres
 }
@@ -35,10 +35,10 @@ trap cleanup EXIT
 echo "== micro-benchmarks (one core)"
 "$BIN/lanyard-bench" micro --json "$OUT/micro-$STAMP.jsonl"
 
-start_lanyard() {  # $1: database URL
+start_lanyard() {  # $1: database URL, $2: port; sets STARTED_PID
   local data; data=$(mktemp -d /tmp/lanyard-bench.XXXXXX)
   env -i PATH="$PATH" HOME="$HOME" \
-    LANYARD_PORT=$LANYARD_PORT LANYARD_DATABASE_URL="$1" LANYARD_DATA_DIR="$data" \
+    LANYARD_PORT="$2" LANYARD_DATABASE_URL="$1" LANYARD_DATA_DIR="$data" \
     LANYARD_MASTER_KEY="$(head -c 32 /dev/urandom | base64)" \
     LANYARD_RATE_LIMITS=off LANYARD_LOG_LEVEL=warning \
     LANYARD_APPLE_CLIENT_IDS=com.example.app \
@@ -46,33 +46,35 @@ start_lanyard() {  # $1: database URL
     LANYARD_APPLE_JWKS_URL=http://127.0.0.1:8702/apple/auth/keys \
     LANYARD_GOOGLE_JWKS_URL=http://127.0.0.1:8702/google/oauth2/v3/certs \
     "$BIN/lanyard" serve >"$data/server.log" 2>&1 &
-  LANYARD_PID=$!
-  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$LANYARD_PORT/healthz" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  STARTED_PID=$!
+  SERVER_PIDS+=("$STARTED_PID")
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "lanyard did not start"; cat "$data/server.log"; exit 1
 }
-stop_lanyard() { kill "$LANYARD_PID"; wait "$LANYARD_PID" 2>/dev/null || true; LANYARD_PID=""; }
 
-load() {  # target base database pids scenarios concurrency count [database-pids]
+load() {  # target base database pids scenario concurrency count [database-pids]
   "$BIN/lanyard-bench" load --target "$1" --base "$2" --database "$3" --server-pids "$4" --scenarios "$5" \
     --concurrency "$6" --count "$7" --max-seconds "$SECONDS_PER_PHASE" --keys-directory "$PEER_HOME/keys" \
     --database-pids "${8:-}" --json "$RESULTS"
 }
 
-for database in sqlite postgres; do
-  database_pids=""
-  if [ "$database" = sqlite ]; then url="sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite"; else
-    psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c "CREATE DATABASE lanyard_bench"
-    url="${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}"
-    database_pids=$(head -n 1 "$LANYARD_TEST_POSTGRES_DATA/postmaster.pid")  # its backends are its children
-  fi
-  echo "== Lanyard on $database"
-  start_lanyard "$url"
-  load lanyard "http://127.0.0.1:$LANYARD_PORT" "$database" "$LANYARD_PID" \
-    signin_new,signin_existing,refresh,me,link,healthz,readyz 1,16,64 "$COUNT" "$database_pids"
-  stop_lanyard
-done
+# All three servers run side by side (an idle one takes no CPU), and each scenario is measured on the three
+# back to back: the machine's speed drifts over minutes, so the ratios compare phases minutes apart, not
+# a quarter of an hour.
+psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c "CREATE DATABASE lanyard_bench"
+start_lanyard "sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite" "$SQLITE_PORT"; SQLITE_PID=$STARTED_PID
+start_lanyard "${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}" "$POSTGRES_PORT"; POSTGRES_PID=$STARTED_PID
+POSTMASTER_PID=$(head -n 1 "$LANYARD_TEST_POSTGRES_DATA/postmaster.pid")  # PostgreSQL's backends are its children
+GUNICORN_PID=$(cat "$PEER_HOME/run/gunicorn.pid")
 
-echo "== django-allauth (gunicorn, 2 workers)"
-load allauth http://127.0.0.1:8701 sqlite "$(cat "$PEER_HOME/run/gunicorn.pid")" signin_new,signin_existing,me,link 1,4,8,16,64 "$PEER_COUNT"
+for scenario in signin_new signin_existing refresh me link healthz readyz; do
+  echo "== $scenario"
+  load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 1,16,64 "$COUNT"
+  load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 1,16,64 "$COUNT" "$POSTMASTER_PID"
+  case "$scenario" in
+    signin_new|signin_existing|me|link)
+      load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" 1,4,8,16,64 "$PEER_COUNT" ;;
+  esac
+done
 
 python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" | tee "$OUT/report-$STAMP.md"
