@@ -89,8 +89,8 @@ public struct LoadGenerator: Sendable {
         let sampler = RSSSampler(pids: serverPIDs)
         let sampling = Task { await sampler.run() }
         let cpuBefore = Self.processCPUSeconds()
-        let serverBefore = ProcFS.cpuSeconds(of: serverPIDs)
-        let databaseBefore = ProcFS.cpuSeconds(of: databasePIDs)
+        let serverBefore = ProcFS.cpuTimes(of: serverPIDs)
+        let databaseBefore = ProcFS.cpuTimes(of: databasePIDs)
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<PollDriver.Outcome, Never>) in
             let thread = Thread { [self] in
                 let driver = PollDriver(host: host, port: port, concurrency: concurrency, count: count, maxSeconds: maxSeconds)
@@ -100,8 +100,8 @@ public struct LoadGenerator: Sendable {
             thread.start()
         }
         let clientCPU = Self.processCPUSeconds() - cpuBefore
-        let serverCPU = Self.difference(serverBefore, ProcFS.cpuSeconds(of: serverPIDs))
-        let databaseCPU = Self.difference(databaseBefore, ProcFS.cpuSeconds(of: databasePIDs))
+        let serverCPU = ProcFS.cpuSeconds(from: serverBefore, to: ProcFS.cpuTimes(of: serverPIDs))
+        let databaseCPU = ProcFS.cpuSeconds(from: databaseBefore, to: ProcFS.cpuTimes(of: databasePIDs))
         sampling.cancel()
         let peak = await sampling.value
         let latencies = outcome.latencies.sorted()
@@ -128,11 +128,6 @@ extension LoadGenerator {
         // Less a hair, so that floating point's 99.9 / 100 × 1000 = 999.0000000000001 is rank 999, not 1000.
         let rank = Int((p / 100 * Double(values.count) - 1e-9).rounded(.up))
         return values[min(values.count - 1, max(0, rank - 1))]
-    }
-
-    private static func difference(_ before: Double?, _ after: Double?) -> Double? {
-        guard let before, let after else { return nil }
-        return after - before
     }
 
     /// User plus system CPU of this process so far.
@@ -171,12 +166,20 @@ actor RSSSampler {
 
 /// What `/proc` says about the processes under test (Linux).
 public enum ProcFS {
-    /// User plus system CPU seconds so far of `pids` and their children, all threads; `nil` when none of
-    /// them could be read (no pids, or not on Linux). A child that exits during a phase takes its time with
-    /// it, so this counts a server's long-lived processes: its workers, PostgreSQL's backends.
-    public static func cpuSeconds(of pids: [Int32]) -> Double? {
-        let readable = withChildren(pids).compactMap(cpuSeconds(of:))
-        return readable.isEmpty ? nil : readable.reduce(0, +)
+    /// User plus system CPU seconds so far of each of `pids` and their children (all threads), by pid;
+    /// empty when none could be read (no pids, or not on Linux).
+    public static func cpuTimes(of pids: [Int32]) -> [Int32: Double] {
+        var times: [Int32: Double] = [:]
+        for pid in withChildren(pids) { times[pid] = cpuSeconds(of: pid) }
+        return times
+    }
+
+    /// The CPU seconds spent between two readings by the processes present in both: a server's long-lived
+    /// processes (its workers, PostgreSQL's backends), not one that started or ended in between, whose
+    /// whole life would otherwise count, or be taken away. `nil` when no process is in both.
+    public static func cpuSeconds(from before: [Int32: Double], to after: [Int32: Double]) -> Double? {
+        let common = after.filter { before[$0.key] != nil }
+        return common.isEmpty ? nil : common.reduce(0) { $0 + $1.value - before[$1.key]! }
     }
 
     static func cpuSeconds(of pid: Int32) -> Double? {

@@ -66,14 +66,23 @@ import Testing
     }
 
     @Test func cpuTimeOfAProcessIsReadFromProc() throws {
-        let before = try #require(ProcFS.cpuSeconds(of: [getpid()]))
+        let before = ProcFS.cpuTimes(of: [getpid()])
         // Spin on this thread for 100 ms of wall time: the process's CPU time must grow by most of it.
         let start = ContinuousClock.now
         var spin: UInt64 = 0
         while ContinuousClock.now - start < .milliseconds(100) { spin &+= 1 }
-        let after = try #require(ProcFS.cpuSeconds(of: [getpid()]))
+        let after = ProcFS.cpuTimes(of: [getpid()])
         #expect(spin > 0)
-        #expect(after - before >= 0.05)
-        #expect(ProcFS.cpuSeconds(of: [Int32.max]) == nil)
+        #expect(try #require(ProcFS.cpuSeconds(from: before, to: after)) >= 0.05)
+        #expect(ProcFS.cpuTimes(of: [Int32.max]).isEmpty)
+    }
+
+    @Test func onlyProcessesSeenAtBothEndsOfAPhaseCount() {
+        // A backend that started during the phase (20) or ended in it (30) would add or take away its whole life.
+        let before: [Int32: Double] = [10: 5.0, 11: 1.0, 30: 9.0]
+        let after: [Int32: Double] = [10: 5.5, 11: 1.25, 20: 7.0]
+        #expect(ProcFS.cpuSeconds(from: before, to: after) == 0.75)
+        #expect(ProcFS.cpuSeconds(from: [30: 9.0], to: [20: 7.0]) == nil)
+        #expect(ProcFS.cpuSeconds(from: [:], to: [:]) == nil)
     }
 }
