@@ -174,12 +174,12 @@ public enum ProcFS {
         return times
     }
 
-    /// The CPU seconds spent between two readings by the processes present in both: a server's long-lived
-    /// processes (its workers, PostgreSQL's backends), not one that started or ended in between, whose
-    /// whole life would otherwise count, or be taken away. `nil` when no process is in both.
+    /// The CPU seconds spent between two readings by the processes alive at the second: all of a process's
+    /// time if it started in between (a PostgreSQL autovacuum worker, say). One that ended in between is
+    /// left out rather than subtracted: its time since the first reading went with it. `nil` when nothing
+    /// could be read.
     public static func cpuSeconds(from before: [Int32: Double], to after: [Int32: Double]) -> Double? {
-        let common = after.filter { before[$0.key] != nil }
-        return common.isEmpty ? nil : common.reduce(0) { $0 + $1.value - before[$1.key]! }
+        after.isEmpty ? nil : after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
     }
 
     static func cpuSeconds(of pid: Int32) -> Double? {

@@ -77,12 +77,12 @@ import Testing
         #expect(ProcFS.cpuTimes(of: [Int32.max]).isEmpty)
     }
 
-    @Test func onlyProcessesSeenAtBothEndsOfAPhaseCount() {
-        // A backend that started during the phase (20) or ended in it (30) would add or take away its whole life.
+    @Test func aPhasesCPUIsWhatItsLiveProcessesSpentInIt() {
+        // 10 and 11 ran throughout; 20 started during the phase, so all its time is the phase's; 30 ended
+        // during it, and its time before the phase must not be taken away.
         let before: [Int32: Double] = [10: 5.0, 11: 1.0, 30: 9.0]
-        let after: [Int32: Double] = [10: 5.5, 11: 1.25, 20: 7.0]
-        #expect(ProcFS.cpuSeconds(from: before, to: after) == 0.75)
-        #expect(ProcFS.cpuSeconds(from: [30: 9.0], to: [20: 7.0]) == nil)
-        #expect(ProcFS.cpuSeconds(from: [:], to: [:]) == nil)
+        let after: [Int32: Double] = [10: 5.5, 11: 1.25, 20: 0.5]
+        #expect(ProcFS.cpuSeconds(from: before, to: after) == 1.25)
+        #expect(ProcFS.cpuSeconds(from: [30: 9.0], to: [:]) == nil)
     }
 }
