@@ -9,8 +9,11 @@ def load(path):
 runs = load(sys.argv[1])
 micro = {m["name"]: m for m in load(sys.argv[2])} if len(sys.argv) > 2 else {}
 
+CPU_KEYS = ("server_cpu_microseconds_per_request", "database_cpu_microseconds_per_request",
+            "client_cpu_microseconds_per_request")
+
 def cpu(r, key):
-    value = r.get(key) if r else None
+    value = r.get(key)
     return f"{value:.0f}" if value is not None else "—"
 
 print("CPU columns: microseconds of CPU per request, of the server's processes, of PostgreSQL's (its backends), and of the load generator.\n")
@@ -26,8 +29,7 @@ for r in sorted(runs, key=order):
     rss = f"{rss:.0f}" if rss is not None else "n/a"
     print(f"| {r['target']} | {r['database']} | {r['scenario']} | {r['concurrency']} | {r['requests_per_second']:.0f} | "
           f"{r['p50_milliseconds']:.2f} | {r['p99_milliseconds']:.2f} | {r['p999_milliseconds']:.2f} | "
-          f"{r['ok']}/{r['sent']} | {rss} | {cpu(r, 'server_cpu_microseconds_per_request')} | "
-          f"{cpu(r, 'database_cpu_microseconds_per_request')} | {cpu(r, 'client_cpu_microseconds_per_request')} |")
+          f"{r['ok']}/{r['sent']} | {rss} | " + " | ".join(cpu(r, key) for key in CPU_KEYS) + " |")
 
 def best(target, scenario, database=None, concurrency=None):
     rows = [r for r in runs if r["target"] == target and r["scenario"] == scenario
@@ -48,14 +50,12 @@ for scenario in ["signin_new", "signin_existing", "me", "link", "refresh"]:
 print("\n**PostgreSQL / SQLite** (Lanyard at concurrency 64; CPU per request: Lanyard + PostgreSQL + load generator, all on the same two cores)\n")
 print("| scenario | SQLite req/s | PostgreSQL req/s | PostgreSQL / SQLite | CPU µs SQLite | CPU µs PostgreSQL |")
 print("|---|---:|---:|---:|---:|---:|")
-for scenario in ["signin_new", "signin_existing", "refresh", "me", "link", "readyz", "healthz"]:
+for scenario in SCENARIOS:
     s, p = best("lanyard", scenario, "sqlite", 64), best("lanyard", scenario, "postgres", 64)
     if not s or not p:
         continue
     def total(r):
-        parts = [r.get(k) for k in ("server_cpu_microseconds_per_request", "database_cpu_microseconds_per_request",
-                                   "client_cpu_microseconds_per_request")]
-        known = [v for v in parts if v is not None]
+        known = [r[key] for key in CPU_KEYS if r.get(key) is not None]
         return " + ".join(f"{v:.0f}" for v in known) if known else "—"
     share = 100 * p["requests_per_second"] / s["requests_per_second"] if s["requests_per_second"] else 0
     print(f"| {scenario} | {s['requests_per_second']:.0f} | {p['requests_per_second']:.0f} | {share:.0f}% | {total(s)} | {total(p)} |")
