@@ -4,11 +4,12 @@ import LanyardCore
 import LanyardSupport
 
 /// Reads JSON request bodies with a size limit, turning every problem into `INVALID_REQUEST` (with
-/// `details.field`) or `PAYLOAD_TOO_LARGE` rather than a 500.
+/// `details.field`) or `PAYLOAD_TOO_LARGE` rather than a 500. The body is parsed once, strictly
+/// (`JSONParser`), and each request type reads its members from the object (`RequestBody`).
 enum JSONBody {
     static let authLimit = 64 * 1024
 
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = authLimit) async throws -> T {
+    static func decode<T: RequestBody>(_ type: T.Type, from request: Request, limit: Int = authLimit) async throws -> T {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -16,43 +17,83 @@ enum JSONBody {
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw LanyardError.payloadTooLarge(limit: limit)
         }
-        var bytes = Data(buffer.readableBytesView)
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { bytes = Data("{}".utf8) }
-        guard (try? JSONSerialization.jsonObject(with: bytes)) is [String: Any] else {
+        return try T(BodyFields(try members(of: buffer.readableBytesView)))
+    }
+
+    /// The members of a body that must be a JSON object; an empty body (or only whitespace) is `{}`.
+    static func members(of bytes: some Collection<UInt8>) throws -> [String: JSONValue] {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return [:] }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw LanyardError.malformedJSON("The request body is not valid JSON: \(error.reason) at byte \(error.offset)")
+        }
+        guard case .object(let members) = value else {
             throw LanyardError.malformedJSON("The request body must be a JSON object")
         }
-        do {
-            return try JSONDecoder().decode(T.self, from: bytes)
-        } catch let error as DecodingError {
-            throw describe(error)
+        return members
+    }
+}
+
+/// A request type read from the members of its JSON body.
+protocol RequestBody {
+    init(_ fields: BodyFields) throws
+}
+
+/// A request body's members, read by name. A member that is missing or of the wrong type is an
+/// `INVALID_REQUEST` naming it in `details.field`; `null` counts as absent (except for `value`); members a
+/// request does not know are ignored.
+struct BodyFields {
+    let members: [String: JSONValue]
+
+    init(_ members: [String: JSONValue]) {
+        self.members = members
+    }
+
+    func contains(_ name: String) -> Bool {
+        members[name] != nil
+    }
+
+    /// Any JSON value, `null` included, that must be present.
+    func value(_ name: String) throws -> JSONValue {
+        guard let value = members[name] else { throw LanyardError.invalidRequest(field: name, "\(name) is required") }
+        return value
+    }
+
+    func string(_ name: String) throws -> String {
+        guard let string = try optionalString(name) else {
+            throw LanyardError.invalidRequest(field: name, "\(name) is required")
+        }
+        return string
+    }
+
+    func optionalString(_ name: String) throws -> String? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .string(let string)?: return string
+        default: throw LanyardError.invalidRequest(field: name, "\(name) must be a string")
         }
     }
 
-    static func describe(_ error: DecodingError) -> LanyardError {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.map(\.stringValue).joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let field = path(context.codingPath + [key])
-            return .invalidRequest(field: field, "\(field) is required")
-        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            let field = path(context.codingPath)
-            return .invalidRequest(field: field, "\(field) must be \(describe(type))")
-        case .dataCorrupted(let context):
-            let field = path(context.codingPath)
-            return field.isEmpty ? .malformedJSON() : .invalidRequest(field: field, "\(field) is not valid")
-        @unknown default:
-            return .malformedJSON()
+    func optionalBool(_ name: String) throws -> Bool? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .bool(let bool)?: return bool
+        default: throw LanyardError.invalidRequest(field: name, "\(name) must be true or false")
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: "a string"
-        case is Bool.Type: "true or false"
-        case is Int.Type, is Double.Type: "a number"
-        default: "of another type"
+    /// A whole number that fits `T`.
+    func optionalInteger<T: FixedWidthInteger>(_ name: String, as type: T.Type = T.self) throws -> T? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .number(let number)?:
+            guard let integer = T(exactly: number) else {
+                throw LanyardError.invalidRequest(field: name, "\(name) must be a whole number")
+            }
+            return integer
+        default: throw LanyardError.invalidRequest(field: name, "\(name) must be a number")
         }
     }
 }

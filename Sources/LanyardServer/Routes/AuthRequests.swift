@@ -1,14 +1,17 @@
 import LanyardCore
 
-/// Request bodies of `/v1/auth/*`, exactly as DESIGN section 3 names their fields.
-struct SignInBody: Decodable {
+/// Request bodies of `/v1/auth/*` and `/v1/users/me`, exactly as DESIGN section 3 names their fields.
+struct SignInBody: RequestBody {
     let idToken: String
     let nonce: String?
     let givenName: String?
     let familyName: String?
 
-    enum CodingKeys: String, CodingKey {
-        case idToken = "id_token", nonce, givenName = "given_name", familyName = "family_name"
+    init(_ fields: BodyFields) throws {
+        idToken = try fields.string("id_token")
+        nonce = try fields.optionalString("nonce")
+        givenName = try fields.optionalString("given_name")
+        familyName = try fields.optionalString("family_name")
     }
 
     func validated() throws -> SignInRequest {
@@ -19,28 +22,33 @@ struct SignInBody: Decodable {
     }
 }
 
-struct ProviderTokenBody: Decodable {
+struct ProviderTokenBody: RequestBody {
     let idToken: String
     let nonce: String?
 
-    enum CodingKeys: String, CodingKey {
-        case idToken = "id_token", nonce
+    init(_ fields: BodyFields) throws {
+        idToken = try fields.string("id_token")
+        nonce = try fields.optionalString("nonce")
     }
 
     func validatedToken() throws -> String { try Field.nonEmpty(idToken, "id_token") }
     func validatedNonce() throws -> String? { try Field.optional(nonce, "nonce") }
 }
 
-struct RefreshBody: Decodable {
+struct RefreshBody: RequestBody {
     let refreshToken: String
 
-    enum CodingKeys: String, CodingKey {
-        case refreshToken = "refresh_token"
+    init(_ fields: BodyFields) throws {
+        refreshToken = try fields.string("refresh_token")
     }
 }
 
-struct SignOutBody: Decodable {
+struct SignOutBody: RequestBody {
     let scope: String?
+
+    init(_ fields: BodyFields) throws {
+        scope = try fields.optionalString("scope")
+    }
 
     func validatedScope() throws -> SessionManagement.SignOutScope {
         guard let scope else { return .local }
@@ -51,17 +59,18 @@ struct SignOutBody: Decodable {
     }
 }
 
-struct ProfilePatchBody: Decodable {
+/// A body that may be absent or `{}`; anything else must still be a JSON object.
+struct EmptyBody: RequestBody {
+    init(_ fields: BodyFields) {}
+}
+
+struct ProfilePatchBody: RequestBody {
     let displayName: String?
+    /// Whether the body names `display_name` at all; `null` clears the name.
     let hasDisplayName: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case displayName = "display_name"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        hasDisplayName = container.contains(.displayName)
-        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+    init(_ fields: BodyFields) throws {
+        hasDisplayName = fields.contains("display_name")
+        displayName = try fields.optionalString("display_name")
     }
 }

@@ -80,6 +80,3 @@ struct AuthRoutes {
             client: api.client(request, context)))
     }
 }
-
-/// A body that may be absent or `{}`; anything else must still be a JSON object.
-struct EmptyBody: Decodable {}

@@ -15,8 +15,12 @@ struct DataRoutes {
         router.get("v1/data/:collection", use: changes)
     }
 
-    struct PutBody: Decodable {
+    struct PutBody: RequestBody {
         let data: JSONValue
+
+        init(_ fields: BodyFields) throws {
+            data = try fields.value("data")
+        }
     }
 
     @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -31,3 +31,14 @@ struct EmulatorRoutes {
         }
     }
 }
+
+extension MintRequest: RequestBody {
+    init(_ fields: BodyFields) throws {
+        self.init(sub: try fields.string("sub"), email: try fields.optionalString("email"),
+                  nonce: try fields.optionalString("nonce"), aud: try fields.optionalString("aud"),
+                  name: try fields.optionalString("name"), emailVerified: try fields.optionalBool("email_verified"),
+                  isPrivateEmail: try fields.optionalBool("is_private_email"),
+                  expiresIn: try fields.optionalInteger("expires_in"), iss: try fields.optionalString("iss"),
+                  iat: try fields.optionalInteger("iat"))
+    }
+}

@@ -43,27 +43,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// Parses a JSON object. Much faster than `JSONDecoder` for untyped values (no type probing by
-    /// throwing), which matters on the hot path: every ID token and access token is parsed.
-    public static func parseObject(_ bytes: some DataProtocol) -> [String: JSONValue]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-        return object.mapValues(JSONValue.init(foundation:))
-    }
-
-    init(foundation value: Any) {
-        switch value {
-        case let string as String:
-            self = .string(string)
-        case let number as NSNumber:
-            // JSON booleans arrive as NSNumber of type "c" (char); every other number is a number.
-            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
-        case let array as [Any]:
-            self = .array(array.map(JSONValue.init(foundation:)))
-        case let object as [String: Any]:
-            self = .object(object.mapValues(JSONValue.init(foundation:)))
-        default:
-            self = .null
-        }
+    /// Parses a JSON object strictly (`JSONParser`); `nil` for anything else. Every ID token and access
+    /// token is parsed this way.
+    public static func parseObject(_ bytes: some Collection<UInt8>) -> [String: JSONValue]? {
+        JSONParser.parseObject(bytes)
     }
 
     public var stringValue: String? {

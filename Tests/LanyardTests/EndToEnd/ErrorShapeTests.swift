@@ -42,6 +42,39 @@ import Testing
         }
     }
 
+    /// Request bodies are read strictly, and a wrong member is named in `details.field`.
+    @Test(arguments: TestDatabase.available)
+    func requestBodiesNameTheFieldThatIsWrong(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            func expectField(_ path: String, _ body: String, field: String, message: String,
+                             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                let response = try await server.request(.POST, path, rawBody: body)
+                expectEnvelope(response, status: 400, code: "INVALID_REQUEST", sourceLocation: sourceLocation)
+                #expect(response.errorDetails["field"] as? String == field, sourceLocation: sourceLocation)
+                #expect(response.error["message"] as? String == message, sourceLocation: sourceLocation)
+            }
+            try await expectField("/v1/auth/signin/apple", #"{"id_token": 5}"#, field: "id_token", message: "id_token must be a string")
+            try await expectField("/v1/auth/signin/apple", #"{"id_token": null}"#, field: "id_token", message: "id_token is required")
+            try await expectField("/v1/auth/signin/apple", #"{"id_token": "x", "nonce": ["n"]}"#, field: "nonce",
+                                  message: "nonce must be a string")
+            try await expectField("/v1/auth/refresh", #"{"refresh_token": true}"#, field: "refresh_token",
+                                  message: "refresh_token must be a string")
+            try await expectField("/v1/auth/refresh", "{}", field: "refresh_token", message: "refresh_token is required")
+            // Two values for one member could be read differently by two parsers: refused, never guessed.
+            try await expectField("/v1/auth/refresh", #"{"refresh_token": "a", "refresh_token": "b"}"#, field: "body",
+                                  message: #"The request body is not valid JSON: the name "refresh_token" appears twice at byte 23"#)
+            try await expectField("/v1/auth/signin/google", #"{"id_token": "x",}"#, field: "body",
+                                  message: "The request body is not valid JSON: expected a name in quotes at byte 17")
+            try await expectField("/v1/auth/signin/google", String(repeating: "[", count: 20_000), field: "body",
+                                  message: "The request body is not valid JSON: nested too deeply at byte 512")
+            try await expectField("/v1/auth/signin/google", #""just a string""#, field: "body",
+                                  message: "The request body must be a JSON object")
+            // Members a request does not know are ignored, as before.
+            let unknown = try await server.request(.POST, "/v1/auth/refresh", rawBody: #"{"refresh_token": "x", "extra": {}}"#)
+            #expect(unknown.errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func expiredAndForeignAccessTokensAreUnauthorized(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in

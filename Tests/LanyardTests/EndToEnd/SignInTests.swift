@@ -139,6 +139,22 @@ import LanyardSupport
             let page = try await server.get("/_emulator")
             #expect(page.status == 200)
             #expect(page.text.contains("<html"))
+
+            // Typed members reach the token; a wrong type is named.
+            let typed = try await server.post("/_emulator/apple/id-token",
+                                              ["sub": "typed", "email": "t@example.com", "email_verified": false,
+                                               "is_private_email": true, "expires_in": 60])
+            let parts = try #require(typed.json["id_token"] as? String).split(separator: ".")
+            let payload = try #require(Base64URL.decode(parts[1]))
+            let claims = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+            #expect(claims["email_verified"] as? String == "false")
+            #expect(claims["is_private_email"] as? String == "true")
+            #expect((claims["exp"] as? Int).map { $0 - (claims["iat"] as? Int ?? 0) } == 60)
+            let fractional = try await server.post("/_emulator/apple/id-token", ["sub": "typed", "expires_in": 1.5])
+            #expect(fractional.errorCode == "INVALID_REQUEST")
+            #expect(fractional.errorDetails["field"] as? String == "expires_in")
+            let wrongType = try await server.post("/_emulator/apple/id-token", ["sub": "typed", "email_verified": "yes"])
+            #expect(wrongType.errorDetails["field"] as? String == "email_verified")
         }
     }
 }
