@@ -37,6 +37,21 @@ import LanyardSupport
             let forgedClaims = Base64URL.encode(Array(#"{"iss":"https://appleid.apple.com","aud":"dev.lanyard.emulator","sub":"attacker","exp":9999999999,"iat":1}"#.utf8))
             try await expectRefused(server, body: ["id_token": "\(parts[0]).\(forgedClaims).\(parts[2])"], reason: "signature")
 
+            // Really signed with the provider's key, but naming `aud` twice: one parser could read the first
+            // audience and another the last, so the token is malformed, whatever the signature says.
+            let signingKey = TestServer.sharedKeys.apple
+            let twice = #"{"iss":"https://appleid.apple.com","aud":"dev.lanyard.emulator","sub":"dup","aud":"com.other.app","exp":\#(now.unixSeconds + 600),"iat":\#(now.unixSeconds)}"#
+            let twiceInput = Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(signingKey.kid)"}"#.utf8)) + "."
+                + Base64URL.encode(Array(twice.utf8))
+            try await expectRefused(server, body: ["id_token": try RS256.sign(twiceInput, key: signingKey.privateKey)],
+                                    reason: "malformed")
+            // The same token with the member once is accepted: the refusal is about the duplicate alone.
+            let once = twice.replacingOccurrences(of: #","aud":"com.other.app""#, with: "")
+            let onceInput = Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(signingKey.kid)"}"#.utf8)) + "."
+                + Base64URL.encode(Array(once.utf8))
+            let accepted = try await server.post("/v1/auth/signin/apple", ["id_token": try RS256.sign(onceInput, key: signingKey.privateKey)])
+            #expect(accepted.status == 200)
+
             let appleKID = server.minter.jwks(for: .apple).keys[0].kid!
             let claims: [String: JSONValue] = [
                 "iss": "https://appleid.apple.com", "aud": "dev.lanyard.emulator", "sub": "x",
