@@ -109,6 +109,71 @@ import LanyardStore
         }
     }
 
+    /// A guest links Google on one device while signing in with an Apple account that already exists on
+    /// another: either the link lands first (the guest becomes an account of its own and the sign-in is a
+    /// plain one) or the merge does (the link is refused). Never an identity on a merged account.
+    @Test(arguments: TestDatabase.available)
+    func aLinkRacingTheGuestsMergeNeverLandsOnTheMergedAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let owner = try await server.signIn(.apple, sub: "merge-target")
+            let appleToken = try server.idToken(.apple, sub: "merge-target")
+            var outcomes: Set<String> = []
+            for round in 0..<10 {
+                let guest = try await server.anonymous()
+                let googleSub = "racing-link-\(round)"
+                let googleToken = try server.idToken(.google, sub: googleSub)
+                async let link = server.post("/v1/auth/link/google", ["id_token": googleToken], bearer: guest.accessToken)
+                async let signIn = server.post("/v1/auth/signin/apple", ["id_token": appleToken], bearer: guest.accessToken)
+                let (linked, signedIn) = try await (link, signIn)
+                let session = try Session(signedIn)
+                #expect(session.userID == owner.userID)
+                if linked.status == 200 {
+                    outcomes.insert("link first")
+                    #expect(session.mergedFrom == nil)
+                    #expect(try await server.signIn(.google, sub: googleSub).userID == guest.userID)
+                } else {
+                    outcomes.insert("merge first")
+                    #expect(linked.errorCode == "UNAUTHORIZED")
+                    #expect(session.mergedFrom == guest.userID)
+                    #expect(try await server.signIn(.google, sub: googleSub).isNewUser)
+                }
+            }
+            let stranded = try await server.runtime.database.read { connection in
+                try await connection.query("""
+                    SELECT i.id FROM identities i JOIN users u ON u.id = i.user_id WHERE u.merged_into IS NOT NULL
+                    """)
+            }
+            #expect(stranded.isEmpty)
+            // Both orders are legitimate; record which ones this run saw.
+            print("link against merge: \(outcomes.sorted())")
+        }
+    }
+
+    /// A guest linking Apple and Google at once gets both, each at its own place in the account's order.
+    @Test(arguments: TestDatabase.available)
+    func aGuestLinkingBothProvidersAtOnceKeepsBothInOneOrder(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            for round in 0..<6 {
+                let guest = try await server.anonymous()
+                let apple = try server.idToken(.apple, sub: "both-apple-\(round)")
+                let google = try server.idToken(.google, sub: "both-google-\(round)")
+                async let linkApple = server.post("/v1/auth/link/apple", ["id_token": apple], bearer: guest.accessToken)
+                async let linkGoogle = server.post("/v1/auth/link/google", ["id_token": google], bearer: guest.accessToken)
+                let (first, second) = try await (linkApple, linkGoogle)
+                #expect(first.status == 200)
+                #expect(second.status == 200)
+                let me = try await server.get("/v1/users/me", bearer: guest.accessToken)
+                let providers = try #require(me.json["linked_providers"] as? [String])
+                #expect(Set(providers) == ["apple", "google"])
+                let positions = try await server.runtime.database.read { connection in
+                    try await connection.query("SELECT link_position FROM identities WHERE user_id = $1", [.text(guest.userID)])
+                        .map { try $0.integer("link_position") }
+                }
+                #expect(Set(positions) == [1, 2])
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func purgingRemovesOnlyIdleGuests(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
