@@ -16,6 +16,16 @@ public struct Linking: Sendable {
                      client: ClientInfo) async throws -> LinkResponse {
         try await dependencies.rateLimiter.check(.link, key: caller.userID)
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        do {
+            return try await linkTransaction(provider: provider, identity: identity, caller: caller, client: client)
+        } catch StoreError.notNullViolation {
+            // The account was merged away or deleted between the read and the write (`IdentityStore.link`).
+            throw LanyardError.unauthorized("This account no longer exists")
+        }
+    }
+
+    private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
+                                 client: ClientInfo) async throws -> LinkResponse {
         let dependencies = self.dependencies
         return try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
@@ -28,8 +38,9 @@ public struct Linking: Sendable {
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
             let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
                                         linkedAt: now, lastSignInAt: nil)
-            try await identities.insert(linked)
-            // The account as this transaction leaves it (the account is locked, so nothing else changed it).
+            // First of the held writes: it checks the account is still live before anything else touches it.
+            try await identities.link(linked)
+            // The account as this transaction leaves it, from the read and this transaction's own writes.
             var linkedAccount = user
             if user.isAnonymous {
                 try await users.setAnonymous(id: user.id, false, at: now)

@@ -74,6 +74,27 @@ public struct IdentityStore: Sendable {
                   .date(identity.linkedAt), .optionalDate(identity.lastSignInAt)])
     }
 
+    /// Inserts an identity into an account that must still be live, checked in the insert itself, so the
+    /// caller need not lock the account when it reads it: the owner is looked up inside the statement, on
+    /// PostgreSQL under `FOR NO KEY UPDATE`, which waits for a merge or deletion of the account in progress and
+    /// then reads its outcome. An account merged away or deleted since the caller read it leaves `user_id`
+    /// NULL, which the column refuses, and every write held with this one is undone with it. Held back like
+    /// `insert`; it must be the first write held, so that in the combined statement the owner is locked
+    /// before another held write touches the account's row.
+    /// - Throws: `StoreError.notNullViolation` when the account is gone or merged; `StoreError.uniqueViolation`
+    ///   as `insert`, and when a concurrent link took the same place in the account's order (retry).
+    public func link(_ identity: IdentityRecord) async throws {
+        try await connection.enqueueWrite("""
+            INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
+                                    is_private_email, linked_at, last_sign_in_at, link_position)
+            VALUES ($1, (SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate)),
+                    $3, $4, $5, $6, $7, $8, $9,
+                    (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
+            """, [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
+                  .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
+                  .date(identity.linkedAt), .optionalDate(identity.lastSignInAt)])
+    }
+
     public func find(provider: String, providerUserID: String) async throws -> IdentityRecord? {
         try await connection.first("SELECT * FROM identities WHERE provider = $1 AND provider_user_id = $2",
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))

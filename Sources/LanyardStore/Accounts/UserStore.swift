@@ -62,14 +62,17 @@ public struct UserStore: Sendable {
         try await findWithIdentities(id: id, lock: connection.dialect.forUpdate(of: "u"))
     }
 
-    /// What linking decides from, in one query: the account, locked as by `findWithIdentitiesForUpdate`, its
-    /// identities, and the identity with this provider and subject if there is one (on any account).
+    /// What linking decides from, in one query: the account, its identities, and the identity with this
+    /// provider and subject if there is one (on any account). Nothing is locked: `IdentityStore.link` checks
+    /// that the account is still live when it writes, and the unique constraints refuse an identity or a
+    /// provider taken meanwhile (the link is retried and reads again). On PostgreSQL the read therefore needs
+    /// no `BEGIN`, and a link is this read and one statement.
     public func findForLink(id: String, provider: String,
                             providerUserID: String) async throws -> (UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)? {
         let rows = try await connection.query("""
             SELECT u.*, \(Self.identityColumns)
             FROM users u LEFT JOIN identities i ON i.user_id = u.id OR (i.provider = $2 AND i.provider_user_id = $3)
-            WHERE u.id = $1 ORDER BY i.link_position\(connection.dialect.forUpdate(of: "u"))
+            WHERE u.id = $1 ORDER BY i.link_position
             """, [.text(id), .text(provider), .text(providerUserID)])
         guard let first = rows.first else { return nil }
         let identities = try Self.identities(in: rows)

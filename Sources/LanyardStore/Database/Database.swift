@@ -12,6 +12,15 @@ public enum SQLDialect: Sendable {
         }
     }
 
+    /// A row lock that waits for, and then reads the outcome of, a concurrent transaction that locked or
+    /// changed the row, without blocking inserts that reference it (foreign-key checks take a weaker lock).
+    public var forNoKeyUpdate: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR NO KEY UPDATE"
+        }
+    }
+
     /// Locks only `table`'s rows of a join (PostgreSQL refuses to lock the nullable side of an outer join).
     public func forUpdate(of table: String) -> String {
         switch self {

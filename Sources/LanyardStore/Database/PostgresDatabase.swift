@@ -127,6 +127,7 @@ public final class PostgresDatabase: Database {
     static func map(_ error: PSQLError) -> any Error {
         switch error.serverInfo?[.sqlState] {
         case "23505": StoreError.uniqueViolation
+        case "23502": StoreError.notNullViolation
         case "40001", "40P01": StoreError.serializationFailure
         default:
             if error.code == .server { error } else { StoreError.unavailable("\(error.code)") }

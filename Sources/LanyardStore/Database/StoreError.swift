@@ -4,6 +4,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case uniqueViolation
     /// Two transactions touched the same rows and the database gave up on one; safe to retry.
     case serializationFailure
+    /// A `NOT NULL` column got no value: a guarded write (`IdentityStore.link`) found the row it depends on gone.
+    case notNullViolation
     case unexpectedValue(column: String)
     case unavailable(String)
 
@@ -11,6 +13,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .uniqueViolation: "unique constraint violated"
         case .serializationFailure: "serialization failure"
+        case .notNullViolation: "not-null constraint violated"
         case .unexpectedValue(let column): "unexpected value in column \(column)"
         case .unavailable(let reason): "database unavailable: \(reason)"
         }

@@ -113,6 +113,12 @@ public enum Migrations {
             """,
             "CREATE INDEX records_changes ON records (user_id, collection, change_seq)",
         ]),
+        // Links read the account without locking it (`IdentityStore.link` checks it when it writes), so two
+        // links to one account at once could both take the next place in its order: one is refused, retried
+        // and takes the place after. Earlier versions locked the account, so existing rows have no ties.
+        Migration(version: 3, name: "one place per identity in its account's order", statements: [
+            "CREATE UNIQUE INDEX identities_user_position ON identities (user_id, link_position)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -141,6 +141,47 @@ import LanyardStore
         }
     }
 
+    /// The guard a link writes under (the account is read without a lock): an account merged away or deleted
+    /// since the read refuses the identity, and every write held with it is undone.
+    @Test(arguments: TestDatabase.available)
+    func aLinkIntoAnAccountThatIsGoneWritesNothing(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let target = try await server.signIn(.apple, sub: "guard-target")
+            let merged = try await server.anonymous()
+            let deleted = try await server.anonymous()
+            let db = server.runtime.database
+            try await db.transaction { connection in
+                try await UserStore(connection).markMerged(id: merged.userID, into: target.userID, at: Date())
+                try await UserStore(connection).delete(id: deleted.userID)
+            }
+            for (index, userID) in [merged.userID, deleted.userID].enumerated() {
+                let identity = IdentityRecord(id: "guarded-\(index)", userID: userID, provider: "google",
+                                              providerUserID: "guarded-sub-\(index)", email: nil, emailVerified: false,
+                                              isPrivateEmail: false, linkedAt: Date(), lastSignInAt: nil)
+                await #expect(throws: StoreError.notNullViolation) {
+                    try await db.transaction { connection in
+                        try await IdentityStore(connection).link(identity)
+                        try await UserStore(connection).setAnonymous(id: userID, false, at: Date())
+                        try await AuditStore(connection).append(AuditEntry(at: Date(), event: "identity.linked", userID: userID,
+                                                                           sessionID: nil, clientIP: nil, details: nil))
+                    }
+                }
+                let written = try await db.read { connection in
+                    (try await IdentityStore(connection).find(provider: "google", providerUserID: "guarded-sub-\(index)"),
+                     try await AuditStore(connection).entries(userID: userID))
+                }
+                #expect(written.0 == nil)
+                #expect(written.1.filter { $0.event == "identity.linked" }.isEmpty)
+            }
+            let guest = try await db.read { try await UserStore($0).find(id: merged.userID) }
+            #expect(guest?.isAnonymous == true)
+            // Over HTTP, the merged guest's old session is refused before any of this.
+            let refused = try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "late")],
+                                                bearer: merged.accessToken)
+            #expect(refused.errorCode == "UNAUTHORIZED")
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func manyAccountsRacingToLinkOneIdentityLeaveItOnOne(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
