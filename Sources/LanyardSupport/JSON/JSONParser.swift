@@ -92,14 +92,8 @@ public enum JSONParser {
         }
 
         mutating func object(depth: Int) throws(Failure) -> [String: JSONValue] {
-            guard depth <= JSONParser.maximumDepth else { throw failure("nested too deeply") }
-            index += 1
             var object: [String: JSONValue] = [:]
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                index += 1
-                return object
-            }
+            guard try opensList(closedBy: UInt8(ascii: "}"), depth: depth) else { return object }
             while true {
                 guard current == UInt8(ascii: "\"") else { throw failure("expected a name in quotes") }
                 let nameOffset = index
@@ -112,42 +106,42 @@ public enum JSONParser {
                 guard object.updateValue(member, forKey: name) == nil else {
                     throw Failure(offset: nameOffset, reason: "the name \"\(name.prefix(64))\" appears twice")
                 }
-                skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return object
-                default:
-                    throw failure("expected ',' or '}'")
-                }
+                if try listEnds(closedBy: UInt8(ascii: "}")) { return object }
             }
         }
 
         mutating func array(depth: Int) throws(Failure) -> [JSONValue] {
-            guard depth <= JSONParser.maximumDepth else { throw failure("nested too deeply") }
-            index += 1
             var array: [JSONValue] = []
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                index += 1
-                return array
-            }
+            guard try opensList(closedBy: UInt8(ascii: "]"), depth: depth) else { return array }
             while true {
                 array.append(try value(depth: depth))
+                if try listEnds(closedBy: UInt8(ascii: "]")) { return array }
+            }
+        }
+
+        /// Steps over the opening bracket; `false` when the list closes at once (`{}`, `[]`).
+        mutating func opensList(closedBy closer: UInt8, depth: Int) throws(Failure) -> Bool {
+            guard depth <= JSONParser.maximumDepth else { throw failure("nested too deeply") }
+            index += 1
+            skipWhitespace()
+            guard current == closer else { return true }
+            index += 1
+            return false
+        }
+
+        /// After a member or element: `true` at the closing bracket, `false` after a comma.
+        mutating func listEnds(closedBy closer: UInt8) throws(Failure) -> Bool {
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","):
+                index += 1
                 skipWhitespace()
-                switch current {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipWhitespace()
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return array
-                default:
-                    throw failure("expected ',' or ']'")
-                }
+                return false
+            case closer:
+                index += 1
+                return true
+            default:
+                throw failure("expected ',' or '\(Character(Unicode.Scalar(closer)))'")
             }
         }
 
