@@ -64,14 +64,7 @@ public struct IdentityStore: Sendable {
     /// - Throws: `StoreError.uniqueViolation` when the provider account or this provider is already taken
     ///   (on PostgreSQL possibly only when the transaction commits: the insert is held back, see `enqueueWrite`).
     public func insert(_ identity: IdentityRecord) async throws {
-        try await connection.enqueueWrite("""
-            INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
-                                    is_private_email, linked_at, last_sign_in_at, link_position)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-                    (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
-            """, [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
-                  .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
-                  .date(identity.linkedAt), .optionalDate(identity.lastSignInAt)])
+        try await insert(identity, owner: "$2")
     }
 
     /// Inserts an identity into an account that must still be live, checked in the insert itself, so the
@@ -84,11 +77,15 @@ public struct IdentityStore: Sendable {
     /// - Throws: `StoreError.notNullViolation` when the account is gone or merged; `StoreError.uniqueViolation`
     ///   as `insert`, and when a concurrent link took the same place in the account's order (retry).
     public func link(_ identity: IdentityRecord) async throws {
+        try await insert(identity, owner: "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))")
+    }
+
+    /// `owner` is the SQL of the `user_id` value; `$2` is the identity's account id.
+    private func insert(_ identity: IdentityRecord, owner: String) async throws {
         try await connection.enqueueWrite("""
             INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
                                     is_private_email, linked_at, last_sign_in_at, link_position)
-            VALUES ($1, (SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate)),
-                    $3, $4, $5, $6, $7, $8, $9,
+            VALUES ($1, \(owner), $3, $4, $5, $6, $7, $8, $9,
                     (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
             """, [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
                   .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),

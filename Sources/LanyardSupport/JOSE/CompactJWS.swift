@@ -26,8 +26,8 @@ public struct CompactJWS: Sendable {
             return (header, payload, signature)
         }
         guard let (headerBytes, payloadBytes, signature) = decoded,
-              let header = JSONValue.parseObject(headerBytes),
-              let claims = JSONValue.parseObject(payloadBytes)
+              let header = JSONParser.parseObject(headerBytes),
+              let claims = JSONParser.parseObject(payloadBytes)
         else { return nil }
         self.header = header
         self.claims = claims

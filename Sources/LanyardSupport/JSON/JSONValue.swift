@@ -43,12 +43,6 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// Parses a JSON object strictly (`JSONParser`); `nil` for anything else. Every ID token and access
-    /// token is parsed this way.
-    public static func parseObject(_ bytes: some Collection<UInt8>) -> [String: JSONValue]? {
-        JSONParser.parseObject(bytes)
-    }
-
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

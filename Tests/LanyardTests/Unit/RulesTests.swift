@@ -238,7 +238,7 @@ import LanyardSupport
 
 @Suite struct JSONValueTests {
     @Test func parsingKeepsEveryJSONType() throws {
-        let parsed = try #require(JSONValue.parseObject(Array(
+        let parsed = try #require(JSONParser.parseObject(Array(
             #"{"s":"x","i":9999999999,"d":1.5,"t":true,"f":false,"z":0,"o":1,"n":null,"a":["b",2],"m":{"k":"v"}}"#.utf8)))
         #expect(parsed["s"] == .string("x"))
         #expect(parsed["i"] == .number(9_999_999_999))
@@ -250,8 +250,8 @@ import LanyardSupport
         #expect(parsed["n"] == .null)
         #expect(parsed["a"] == .array([.string("b"), .number(2)]))
         #expect(parsed["m"] == .object(["k": .string("v")]))
-        #expect(JSONValue.parseObject(Array("[1]".utf8)) == nil)
-        #expect(JSONValue.parseObject(Array("{".utf8)) == nil)
+        #expect(JSONParser.parseObject(Array("[1]".utf8)) == nil)
+        #expect(JSONParser.parseObject(Array("{".utf8)) == nil)
     }
 }
 
