@@ -101,6 +101,7 @@ let package = Package(
         .target(
             name: "LanyardBenchKit",
             dependencies: [
+                "LanyardSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
