@@ -64,7 +64,7 @@ public struct IdentityStore: Sendable {
     /// - Throws: `StoreError.uniqueViolation` when the provider account or this provider is already taken
     ///   (on PostgreSQL possibly only when the transaction commits: the insert is held back, see `enqueueWrite`).
     public func insert(_ identity: IdentityRecord) async throws {
-        try await insert(identity, owner: "$2")
+        try await insert(identity, sql: Self.insertWithOwnerID)
     }
 
     /// Inserts an identity into an account that must still be live, checked in the insert itself, so the
@@ -77,19 +77,29 @@ public struct IdentityStore: Sendable {
     /// - Throws: `StoreError.notNullViolation` when the account is gone or merged; `StoreError.uniqueViolation`
     ///   as `insert`, and when a concurrent link took the same place in the account's order (retry).
     public func link(_ identity: IdentityRecord) async throws {
-        try await insert(identity, owner: "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))")
+        let owner = "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))"
+        try await insert(identity, sql: Self.insertStatement(owner: owner))
     }
 
-    /// `owner` is the SQL of the `user_id` value; `$2` is the identity's account id.
-    private func insert(_ identity: IdentityRecord, owner: String) async throws {
-        try await connection.enqueueWrite("""
-            INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
-                                    is_private_email, linked_at, last_sign_in_at, link_position)
-            VALUES ($1, \(owner), $3, $4, $5, $6, $7, $8, $9,
-                    (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
-            """, [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
-                  .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
-                  .date(identity.linkedAt), .optionalDate(identity.lastSignInAt)])
+    /// The insert with `owner` as the SQL of the `user_id` value; `$2` is the identity's account id.
+    private static func insertStatement(owner: String) -> String {
+        """
+        INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
+                                is_private_email, linked_at, last_sign_in_at, link_position)
+        VALUES ($1, \(owner), $3, $4, $5, $6, $7, $8, $9,
+                (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
+        """
+    }
+
+    /// Built once for sign-ins, which insert new identities far more often than links do.
+    private static let insertWithOwnerID = insertStatement(owner: "$2")
+
+    private func insert(_ identity: IdentityRecord, sql: String) async throws {
+        try await connection.enqueueWrite(sql, [
+            .text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
+            .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
+            .date(identity.linkedAt), .optionalDate(identity.lastSignInAt),
+        ])
     }
 
     public func find(provider: String, providerUserID: String) async throws -> IdentityRecord? {
@@ -100,11 +110,7 @@ public struct IdentityStore: Sendable {
     /// The identity with its account and the account's identities: what sign-in decides its writes from and
     /// answers with, in one query.
     public func findWithOwner(provider: String, providerUserID: String) async throws -> IdentityWithOwner? {
-        let rows = try await connection.query("""
-            SELECT u.*, \(UserStore.identityColumns)
-            FROM identities m JOIN users u ON u.id = m.user_id JOIN identities i ON i.user_id = u.id
-            WHERE m.provider = $1 AND m.provider_user_id = $2 ORDER BY i.link_position
-            """, [.text(provider), .text(providerUserID)])
+        let rows = try await connection.query(Self.identityWithOwner, [.text(provider), .text(providerUserID)])
         guard let first = rows.first else { return nil }
         let owner = try UserRecord(row: first)
         let identities = try UserStore.identities(in: rows)
@@ -112,6 +118,13 @@ public struct IdentityStore: Sendable {
         else { return nil }
         return IdentityWithOwner(identity: identity, owner: owner, ownerIdentities: identities)
     }
+
+    /// Built once (the statement caches are keyed by the text).
+    private static let identityWithOwner = """
+        SELECT u.*, \(UserStore.identityColumns)
+        FROM identities m JOIN users u ON u.id = m.user_id JOIN identities i ON i.user_id = u.id
+        WHERE m.provider = $1 AND m.provider_user_id = $2 ORDER BY i.link_position
+        """
 
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     public func list(userID: String) async throws -> [IdentityRecord] {

@@ -69,11 +69,7 @@ public struct UserStore: Sendable {
     /// no `BEGIN`, and a link is this read and one statement.
     public func findForLink(id: String, provider: String,
                             providerUserID: String) async throws -> (UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)? {
-        let rows = try await connection.query("""
-            SELECT u.*, \(Self.identityColumns)
-            FROM users u LEFT JOIN identities i ON i.user_id = u.id OR (i.provider = $2 AND i.provider_user_id = $3)
-            WHERE u.id = $1 ORDER BY i.link_position
-            """, [.text(id), .text(provider), .text(providerUserID)])
+        let rows = try await connection.query(Self.userForLink, [.text(id), .text(provider), .text(providerUserID)])
         guard let first = rows.first else { return nil }
         let identities = try Self.identities(in: rows)
         return (try UserRecord(row: first), identities.filter { $0.userID == id },
@@ -107,6 +103,12 @@ public struct UserStore: Sendable {
     private static let userWithIdentities = """
         SELECT u.*, \(identityColumns)
         FROM users u LEFT JOIN identities i ON i.user_id = u.id
+        WHERE u.id = $1 ORDER BY i.link_position
+        """
+
+    private static let userForLink = """
+        SELECT u.*, \(identityColumns)
+        FROM users u LEFT JOIN identities i ON i.user_id = u.id OR (i.provider = $2 AND i.provider_user_id = $3)
         WHERE u.id = $1 ORDER BY i.link_position
         """
 

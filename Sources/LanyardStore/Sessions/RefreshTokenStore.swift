@@ -20,13 +20,7 @@ public struct RefreshTokenStore: Sendable {
     /// Nothing is locked: refreshes of one token that race all decide to rotate it, and `rotate` is
     /// idempotent (the successor is derived from the token).
     public func findForRefresh(tokenHash: String) async throws -> RefreshTarget? {
-        let rows = try await connection.query("""
-            SELECT u.*, t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
-                   \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns)
-            FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-                 LEFT JOIN identities i ON i.user_id = u.id
-            WHERE t.token_hash = $1 ORDER BY i.link_position
-            """, [.text(tokenHash)])
+        let rows = try await connection.query(Self.tokenWithSessionAndAccount, [.text(tokenHash)])
         guard let row = rows.first else { return nil }
         let session = try SessionRecord(row: row, prefix: SessionRecord.columnPrefix)
         let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
@@ -36,6 +30,15 @@ public struct RefreshTokenStore: Sendable {
         return RefreshTarget(token: token, session: session, owner: owner,
                              ownerIdentities: try UserStore.identities(in: rows))
     }
+
+    /// Built once: the statement caches are keyed by the text, which a refresh would otherwise rebuild each time.
+    private static let tokenWithSessionAndAccount = """
+        SELECT u.*, t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
+               \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns)
+        FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+             LEFT JOIN identities i ON i.user_id = u.id
+        WHERE t.token_hash = $1 ORDER BY i.link_position
+        """
 
     /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
     /// statement on PostgreSQL, held back (`enqueueWrite`): with the read before it, a refresh is two round
