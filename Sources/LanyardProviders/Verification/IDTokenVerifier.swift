@@ -58,13 +58,18 @@ public struct IDTokenVerifier: Sendable {
         try NonceRule.check(tokenNonce: claims["nonce"]?.stringValue, providedNonce: nonce,
                             required: settings.requiresNonce)
         let email = claims["email"]?.stringValue
+        let name = claims["name"]?.stringValue
+        // No provider sends U+0000, and PostgreSQL's text cannot store it: such a token is malformed.
+        guard ![subject, email, name].contains(where: { $0?.utf8.contains(0) ?? false }) else {
+            throw ProviderTokenError(.malformed)
+        }
         return VerifiedIdentity(
             provider: settings.provider,
             subject: subject,
             email: email,
             emailVerified: claims["email_verified"]?.lenientBool ?? false,
             isPrivateEmail: claims["is_private_email"]?.lenientBool ?? false,
-            name: claims["name"]?.stringValue,
+            name: name,
             audience: audience)
     }
 }

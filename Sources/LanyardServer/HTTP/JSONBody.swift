@@ -68,10 +68,15 @@ struct BodyFields {
         return string
     }
 
+    /// A string without U+0000, which PostgreSQL's text cannot store (JSON can carry it as `\u0000`).
     func optionalString(_ name: String) throws -> String? {
         switch members[name] {
         case nil, .null?: return nil
-        case .string(let string)?: return string
+        case .string(let string)?:
+            guard !string.utf8.contains(0) else {
+                throw LanyardError.invalidRequest(field: name, "\(name) must not contain the NUL character")
+            }
+            return string
         default: throw LanyardError.invalidRequest(field: name, "\(name) must be a string")
         }
     }

@@ -45,6 +45,13 @@ import LanyardSupport
                 + Base64URL.encode(Array(twice.utf8))
             try await expectRefused(server, body: ["id_token": try RS256.sign(twiceInput, key: signingKey.privateKey)],
                                     reason: "malformed")
+            // U+0000 in a stored claim: no provider sends it and PostgreSQL could not store it.
+            let withNUL = twice.replacingOccurrences(of: #","aud":"com.other.app""#, with: "")
+                .replacingOccurrences(of: #""sub":"dup""#, with: #""sub":"d\u0000p""#)
+            let withNULInput = Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(signingKey.kid)"}"#.utf8)) + "."
+                + Base64URL.encode(Array(withNUL.utf8))
+            try await expectRefused(server, body: ["id_token": try RS256.sign(withNULInput, key: signingKey.privateKey)],
+                                    reason: "malformed")
             // The same token with the member once is accepted: the refusal is about the duplicate alone.
             let once = twice.replacingOccurrences(of: #","aud":"com.other.app""#, with: "")
             let onceInput = Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(signingKey.kid)"}"#.utf8)) + "."

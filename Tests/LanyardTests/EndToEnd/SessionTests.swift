@@ -162,6 +162,11 @@ import LanyardStore
                                                    json: ["display_name": String(repeating: "x", count: 201)],
                                                    bearer: session.accessToken)
             #expect(tooLong.errorCode == "INVALID_REQUEST")
+            // PostgreSQL's text cannot hold U+0000: refused as input on both databases, never a 500.
+            let withNUL = try await server.request(.PATCH, "/v1/users/me", rawBody: #"{"display_name": "a\u0000b"}"#,
+                                                   bearer: session.accessToken)
+            #expect(withNUL.errorCode == "INVALID_REQUEST")
+            #expect(withNUL.errorDetails["field"] as? String == "display_name")
         }
     }
 }
