@@ -94,7 +94,18 @@ public final class SigningKeyRing: Sendable {
         guard let active = records.first(where: { $0.retiredAt == nil }) else {
             throw SigningKeyError.noActiveKey
         }
-        let privateKey = try P256.Signing.PrivateKey(rawRepresentation: try masterKey.open(active.sealedPrivateKey))
+        let sealedKey: [UInt8]
+        do {
+            sealedKey = try masterKey.open(active.sealedPrivateKey)
+        } catch {
+            // The usual cause: another key than the one the database's keys were sealed with (a lost or
+            // regenerated master.key, or an instance configured differently from the others).
+            throw ConfigurationError(variable: "LANYARD_MASTER_KEY", problem: """
+                cannot decrypt the signing keys stored in the database: it is not the master key they were stored \
+                with (every instance, and every restart, needs that same key)
+                """)
+        }
+        let privateKey = try P256.Signing.PrivateKey(rawRepresentation: sealedKey)
         var publicKeys: [String: P256.Signing.PublicKey] = [:]
         var published: [JWK] = []
         for record in records {

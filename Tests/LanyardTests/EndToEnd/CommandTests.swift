@@ -47,6 +47,43 @@ import Testing
         #expect(lines.first?.hasPrefix("lanyard: \(variable)") == true, "\(message)")
     }
 
+    /// Keys sealed under one master key, the server started with another: one line naming the variable, not a
+    /// crypto library's error code.
+    @Test func aDifferentMasterKeyIsNamedAtStartUp() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
+        let port = try freeLoopbackPort()
+        var environment = ["LANYARD_DATA_DIR": directory, "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite",
+                           "LANYARD_MASTER_KEY": Data(repeating: 3, count: 32).base64EncodedString(),
+                           "LANYARD_PORT": String(port), "LANYARD_LOG_LEVEL": "error"]
+        // The first start stores its signing key; it answers only once the key is in the database.
+        let (first, _, _) = try Self.launch(["serve"], environment: environment)
+        var healthy = false
+        for _ in 0..<200 where !healthy {
+            try await Task.sleep(for: .milliseconds(50))
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
+            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok {
+                healthy = true
+            }
+        }
+        #expect(healthy)
+        first.terminate()
+        #expect(await Self.waitForExit(first, seconds: 10))
+
+        environment["LANYARD_MASTER_KEY"] = Data(repeating: 4, count: 32).base64EncodedString()
+        let (second, _, errors) = try Self.launch(["serve"], environment: environment)
+        let exited = await Self.waitForExit(second, seconds: 20)
+        #expect(exited)
+        if !exited {
+            second.terminate()
+            _ = await Self.waitForExit(second, seconds: 10)
+        }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 1)
+        #expect(message.split(separator: "\n").count == 1, "\(message)")
+        #expect(message.hasPrefix("lanyard: LANYARD_MASTER_KEY"), "\(message)")
+        #expect(message.contains("not the master key they were stored with"), "\(message)")
+    }
+
     @Test func theServerStopsGracefullyOnSIGTERM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
         let port = try freeLoopbackPort()
