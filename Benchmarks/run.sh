@@ -23,7 +23,7 @@ BIN=$(swift build -c release --show-bin-path)
 "$PEER/setup.sh" >/dev/null
 "$PEER/stop.sh" >/dev/null 2>&1 || true
 RESET_DB=1 "$PEER/run.sh"
-eval "$(LANYARD_TEST_POSTGRES_PORT=55434 LANYARD_TEST_POSTGRES_FSYNC=on scripts/start-test-postgres)"
+eval "$(LANYARD_TEST_POSTGRES_PORT=25434 LANYARD_TEST_POSTGRES_FSYNC=on scripts/start-test-postgres)"
 SERVER_PIDS=()
 cleanup() {
   for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
