@@ -21,6 +21,18 @@ import Testing
         return (process, output, errors)
     }
 
+    /// Polls `/healthz` for up to ten seconds.
+    static func waitUntilHealthy(port: Int) async throws -> Bool {
+        for _ in 0..<200 {
+            try await Task.sleep(for: .milliseconds(50))
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
+            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok {
+                return true
+            }
+        }
+        return false
+    }
+
     static func waitForExit(_ process: Process, seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
@@ -57,15 +69,7 @@ import Testing
                            "LANYARD_PORT": String(port), "LANYARD_LOG_LEVEL": "error"]
         // The first start stores its signing key; it answers only once the key is in the database.
         let (first, _, _) = try Self.launch(["serve"], environment: environment)
-        var healthy = false
-        for _ in 0..<200 where !healthy {
-            try await Task.sleep(for: .milliseconds(50))
-            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
-            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok {
-                healthy = true
-            }
-        }
-        #expect(healthy)
+        #expect(try await Self.waitUntilHealthy(port: port))
         first.terminate()
         #expect(await Self.waitForExit(first, seconds: 10))
 
@@ -91,15 +95,7 @@ import Testing
             "LANYARD_PORT": String(port), "LANYARD_DATA_DIR": directory,
             "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite", "LANYARD_LOG_LEVEL": "error",
         ])
-        var healthy = false
-        for _ in 0..<200 where !healthy {
-            try await Task.sleep(for: .milliseconds(50))
-            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz")
-            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok {
-                healthy = true
-            }
-        }
-        #expect(healthy)
+        #expect(try await Self.waitUntilHealthy(port: port))
         // The generated master key is private to its owner.
         let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/master.key")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
