@@ -50,6 +50,9 @@ public struct SignIn: Sendable {
             let found = try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
             let existing = found?.identity
             let name = request.fullName ?? identity.name
+            // Kept to the second: a repeat within it changes nothing stored about the identity.
+            let recordsSignIn = existing?.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,
+                                                        isPrivateEmail: identity.isPrivateEmail) ?? false
 
             var userID: String
             var isNewUser = false
@@ -82,7 +85,7 @@ public struct SignIn: Sendable {
                 var owner = found.owner
                 if let name, owner.displayName == nil { owner.displayName = name }
                 account = UserView(user: owner, identities: found.ownerIdentities.map { known in
-                    guard known.id == found.identity.id else { return known }
+                    guard known.id == found.identity.id, recordsSignIn else { return known }
                     var signedIn = known
                     signedIn.recordSignIn(at: now, email: identity.email, emailVerified: identity.emailVerified,
                                           isPrivateEmail: identity.isPrivateEmail)
@@ -117,7 +120,7 @@ public struct SignIn: Sendable {
             try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID,
                                   details: ["provider": provider.rawValue])
             // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
-            if let existing {
+            if let existing, recordsSignIn {
                 try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
                                                   emailVerified: identity.emailVerified,
                                                   isPrivateEmail: identity.isPrivateEmail)

@@ -24,6 +24,22 @@ public struct IdentityRecord: Sendable, Equatable {
         self.lastSignInAt = lastSignInAt
     }
 
+    /// How precisely `last_sign_in_at` is kept. A sign-in within this long of the recorded one that says
+    /// nothing new about the email writes nothing (the audit log and the session keep its exact time), so
+    /// one identity signing in many times at once (a shared demo account, a client retrying in a loop, a
+    /// load test) does not turn its row into a queue of updates; on PostgreSQL every update of a row also
+    /// leaves a version behind that each later read of it steps over until it is cleaned up.
+    public static let signInResolution: TimeInterval = 1
+
+    /// Whether a sign-in at `date` with these claims changes what this record says: the email, its flags,
+    /// or a last sign-in at least `signInResolution` old. A missing email keeps the stored one.
+    public func signInChanges(at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) -> Bool {
+        if let email, email != self.email { return true }
+        if emailVerified != self.emailVerified || isPrivateEmail != self.isPrivateEmail { return true }
+        guard let lastSignInAt else { return true }
+        return date.timeIntervalSince(lastSignInAt) >= Self.signInResolution
+    }
+
     /// What `IdentityStore.recordSignIn` writes, applied to this record, so a sign-in can answer with the
     /// account it read without reading it again.
     public mutating func recordSignIn(at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) {
@@ -133,7 +149,7 @@ public struct IdentityStore: Sendable {
     }
 
     /// Records a sign-in and refreshes what the provider now says about the email (`IdentityRecord.recordSignIn`
-    /// is the same change to a record in memory).
+    /// is the same change to a record in memory). Callers skip it when `IdentityRecord.signInChanges` is false.
     public func recordSignIn(id: String, at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) async throws {
         try await connection.enqueueWrite("""
             UPDATE identities SET last_sign_in_at = $2, email = COALESCE($3, email), email_verified = $4,

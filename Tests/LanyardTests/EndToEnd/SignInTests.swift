@@ -73,6 +73,37 @@ import LanyardSupport
     }
 
     @Test(arguments: TestDatabase.available)
+    func theLastSignInIsKeptToTheSecond(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let signIn = { (email: String) in
+                try await server.post("/v1/auth/signin/google", ["id_token": try server.idToken(.google, sub: "g-3", email: email)])
+            }
+            let identity = { (response: TestResponse) in
+                ((response.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first ?? [:]
+            }
+            let first = try await signIn("ada@gmail.com")
+            server.clock.advance(by: 0.5)
+            let repeated = try await signIn("ada@gmail.com")
+            let me = try await server.get("/v1/users/me", bearer: try Session(repeated).accessToken)
+            // Within the second: the recorded time stands, in the answer and afterwards.
+            #expect(identity(repeated)["last_sign_in_at"] as? String == identity(first)["last_sign_in_at"] as? String)
+            #expect(repeated.sessionAccount == me.meAccount)
+            #expect(try Session(repeated).accessToken != (try Session(first).accessToken))
+
+            // A new email is recorded at once, with the time of that sign-in.
+            let moved = try await signIn("ada@new.example")
+            #expect(identity(moved)["email"] as? String == "ada@new.example")
+            #expect(identity(moved)["last_sign_in_at"] as? String != identity(first)["last_sign_in_at"] as? String)
+
+            server.clock.advance(by: 1)
+            let later = try await signIn("ada@new.example")
+            let meLater = try await server.get("/v1/users/me", bearer: try Session(later).accessToken)
+            #expect(identity(later)["last_sign_in_at"] as? String != identity(moved)["last_sign_in_at"] as? String)
+            #expect(later.sessionAccount == meLater.meAccount)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func theNameAppleSendsOnceIsKeptButNeverOverwritten(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             _ = try await server.signIn(.apple, sub: "named", extra: ["given_name": "Grace", "family_name": "Hopper"])
