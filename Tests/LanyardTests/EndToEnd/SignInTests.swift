@@ -139,6 +139,30 @@ import LanyardSupport
     }
 
     @Test(arguments: TestDatabase.available)
+    func concurrentRepeatSignInsOfOneIdentityAllSucceedAndAgreeOnItsTime(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let first = try await server.signIn(.google, sub: "repeater", email: "r@example.com")
+            server.clock.advance(by: 5)
+            let token = try server.idToken(.google, sub: "repeater", email: "r@example.com")
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.allSatisfy { $0.status == 200 })
+            let times = Set(responses.map {
+                (($0.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
+            })
+            let me = try await server.get("/v1/users/me", bearer: first.accessToken)
+            let recorded = (me.json["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
+            // Whether a sign-in wrote the time or found it written within the second, all answer the same one.
+            #expect(times == [recorded])
+            #expect(try Set(responses.map { try Session($0).userID }) == [first.userID])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func theAccessTokenCarriesTheDesignClaims(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let session = try await server.signIn(.apple, sub: "claims")
