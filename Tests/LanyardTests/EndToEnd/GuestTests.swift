@@ -95,11 +95,8 @@ import LanyardStore
             let owner = try await server.signIn(.apple, sub: "apple-busy")
             let guest = try await server.anonymous()
             let token = try server.idToken(.apple, sub: "apple-busy")
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<8 {
-                    group.addTask { try await server.post("/v1/auth/signin/apple", ["id_token": token], bearer: guest.accessToken) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let responses = try await server.concurrently(8) {
+                try await server.post("/v1/auth/signin/apple", ["id_token": token], bearer: guest.accessToken)
             }
             #expect(responses.allSatisfy { $0.status == 200 })
             let sessions = try responses.map(Session.init)

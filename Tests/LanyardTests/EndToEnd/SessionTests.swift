@@ -27,10 +27,7 @@ import LanyardStore
     func concurrentRefreshesOfOneTokenAllGetTheSameSuccessor(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let session = try await server.signIn(.google, sub: "flaky-network")
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<10 { group.addTask { try await server.refresh(session.refreshToken) } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let responses = try await server.concurrently(10) { try await server.refresh(session.refreshToken) }
             #expect(responses.map(\.status) == Array(repeating: 200, count: 10))
             let successors = Set(try responses.map { try Session($0).refreshToken })
             #expect(successors.count == 1)

@@ -125,12 +125,7 @@ import LanyardSupport
     func concurrentFirstSignInsOfOneIdentityCreateOneAccount(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let token = try server.idToken(.google, sub: "racer", email: "racer@example.com")
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<12 {
-                    group.addTask { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let responses = try await server.concurrently(12) { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
             #expect(responses.allSatisfy { $0.status == 200 })
             let sessions = try responses.map(Session.init)
             #expect(Set(sessions.map(\.userID)).count == 1)
@@ -144,12 +139,7 @@ import LanyardSupport
             let first = try await server.signIn(.google, sub: "repeater", email: "r@example.com")
             server.clock.advance(by: 5)
             let token = try server.idToken(.google, sub: "repeater", email: "r@example.com")
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<12 {
-                    group.addTask { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let responses = try await server.concurrently(12) { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
             #expect(responses.allSatisfy { $0.status == 200 })
             let times = Set(responses.map {
                 (($0.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String

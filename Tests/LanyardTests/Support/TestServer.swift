@@ -161,6 +161,14 @@ struct TestServer: Sendable {
         return try Session(response)
     }
 
+    /// Sends `count` requests at once, for races; the answers come back in the order they arrived.
+    func concurrently(_ count: Int, _ send: @escaping @Sendable () async throws -> TestResponse) async throws -> [TestResponse] {
+        try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            for _ in 0..<count { group.addTask { try await send() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     func anonymous() async throws -> Session {
         try Session(try await post("/v1/auth/anonymous"))
     }
