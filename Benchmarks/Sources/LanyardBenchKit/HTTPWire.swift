@@ -39,23 +39,27 @@ public enum HTTPWire {
         guard let headEnd = find([13, 10, 13, 10], in: buffer, from: 0) else {
             return atEOF ? .malformed("connection closed before the answer's head") : .incomplete
         }
-        let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
-        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-        let statusParts = lines.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = UInt(statusParts[1]) else {
-            return .malformed("bad status line: \(lines.first ?? "")")
+        // The head is read as bytes: Character-based `String` splitting cost a fifth of the load generator's CPU.
+        let statusEnd = find([13, 10], in: buffer, from: 0) ?? headEnd
+        let statusLine = buffer[0..<statusEnd]
+        guard let status = statusCode(of: statusLine) else {
+            return .malformed("bad status line: \(String(decoding: statusLine, as: UTF8.self))")
         }
         var contentLength: Int?
         var chunked = false
-        var closes = statusParts[0] == "HTTP/1.0"
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
-            switch name {
-            case "content-length": contentLength = Int(value)
-            case "transfer-encoding": chunked = value.contains("chunked")
-            case "connection": closes = value.contains("close") ? true : (value.contains("keep-alive") ? false : closes)
+        var closes = statusLine.starts(with: http10)
+        var lineStart = statusEnd + 2
+        while lineStart < headEnd {
+            let lineEnd = find([13, 10], in: buffer, from: lineStart) ?? headEnd
+            defer { lineStart = lineEnd + 2 }
+            guard let colon = buffer[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let value = buffer[(colon + 1)..<lineEnd]
+            switch lowercased(buffer[lineStart..<colon]) {
+            case contentLengthName: contentLength = number(value, radix: 10)
+            case transferEncodingName: chunked = contains(chunkedToken, in: value)
+            case connectionName:
+                if contains(closeToken, in: value) { closes = true }
+                else if contains(keepAliveToken, in: value) { closes = false }
             default: break
             }
         }
@@ -77,8 +81,8 @@ public enum HTTPWire {
         var position = start
         while true {
             guard let lineEnd = find([13, 10], in: buffer, from: position) else { return .incomplete }
-            let sizeText = String(decoding: buffer[position..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+            // Chunk extensions (after `;`) are ignored.
+            guard let size = number(buffer[position..<lineEnd].prefix { $0 != UInt8(ascii: ";") }, radix: 16) else {
                 return .malformed("bad chunk size")
             }
             position = lineEnd + 2
@@ -91,6 +95,41 @@ public enum HTTPWire {
             body += buffer[position..<position + size]
             position += size + 2
         }
+    }
+
+    private static let http1 = Array("HTTP/1.".utf8)
+    private static let http10 = Array("HTTP/1.0".utf8)
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let transferEncodingName = Array("transfer-encoding".utf8)
+    private static let connectionName = Array("connection".utf8)
+    private static let chunkedToken = Array("chunked".utf8)
+    private static let closeToken = Array("close".utf8)
+    private static let keepAliveToken = Array("keep-alive".utf8)
+
+    /// `HTTP/1.x NNN …` → NNN.
+    private static func statusCode(of line: ArraySlice<UInt8>) -> UInt? {
+        guard line.starts(with: http1), let space = line.firstIndex(of: 32) else { return nil }
+        let digits = line[(space + 1)...].prefix { $0 != 32 }
+        guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + UInt($1 - 48) }
+    }
+
+    /// The number in `bytes`, between optional spaces and tabs (HTTP's optional whitespace).
+    private static func number(_ bytes: ArraySlice<UInt8>, radix: Int) -> Int? {
+        let isSpace = { (byte: UInt8) in byte == 32 || byte == 9 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return nil
+        }
+        return Int(String(decoding: bytes[first...last], as: UTF8.self), radix: radix)
+    }
+
+    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.map { (65...90).contains($0) ? $0 + 32 : $0 }
+    }
+
+    /// Whether a header value names `token` (lowercase), in any case.
+    private static func contains(_ token: [UInt8], in value: ArraySlice<UInt8>) -> Bool {
+        find(token, in: lowercased(value), from: 0) != nil
     }
 
     static func find(_ needle: [UInt8], in buffer: [UInt8], from start: Int) -> Int? {

@@ -38,11 +38,22 @@ import Testing
             == .complete(.init(status: 200, body: bytes("all of it"), closes: true), consumed: unbounded.count))
     }
 
+    @Test func headerNamesAndValuesAreReadInAnyCaseAndSpacing() {
+        let wire = bytes("HTTP/1.1 200 OK\r\nCONTENT-LENGTH: \t 3 \r\nconnection: Keep-Alive\r\n\r\nabc")
+        #expect(HTTPWire.parse(wire, atEOF: false)
+            == .complete(.init(status: 200, body: bytes("abc"), closes: false), consumed: wire.count))
+        let chunked = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\nConnection: CLOSE\r\n\r\n 2 \r\nhi\r\n0\r\n\r\n")
+        #expect(HTTPWire.parse(chunked, atEOF: false)
+            == .complete(.init(status: 200, body: bytes("hi"), closes: true), consumed: chunked.count))
+    }
+
     @Test func garbageIsAnErrorNotAHang() {
         #expect(HTTPWire.parse(bytes("SSH-2.0-OpenSSH\r\n\r\n"), atEOF: false) == .malformed("bad status line: SSH-2.0-OpenSSH"))
         #expect(HTTPWire.parse(bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"), atEOF: false)
             == .malformed("bad chunk size"))
         #expect(HTTPWire.parse(bytes("HTTP/1.1 200"), atEOF: true) == .malformed("connection closed before the answer's head"))
+        #expect(HTTPWire.parse(bytes("HTTP/1.1 2x0 OK\r\n\r\n"), atEOF: false) == .malformed("bad status line: HTTP/1.1 2x0 OK"))
+        #expect(HTTPWire.parse(bytes("HTTP/1.1\r\n\r\n"), atEOF: false) == .malformed("bad status line: HTTP/1.1"))
     }
 
     @Test func requestsCarryTheirBodyLength() {
