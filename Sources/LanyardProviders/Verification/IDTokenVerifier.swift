@@ -60,7 +60,7 @@ public struct IDTokenVerifier: Sendable {
         let email = claims["email"]?.stringValue
         let name = claims["name"]?.stringValue
         // No provider sends U+0000, and PostgreSQL's text cannot store it: such a token is malformed.
-        guard ![subject, email, name].contains(where: { $0?.utf8.contains(0) ?? false }) else {
+        guard ![subject, email, name].contains(where: { $0?.containsNUL ?? false }) else {
             throw ProviderTokenError(.malformed)
         }
         return VerifiedIdentity(

@@ -73,7 +73,7 @@ struct BodyFields {
         switch members[name] {
         case nil, .null?: return nil
         case .string(let string)?:
-            guard !string.utf8.contains(0) else {
+            guard !string.containsNUL else {
                 throw LanyardError.invalidRequest(field: name, "\(name) must not contain the NUL character")
             }
             return string

@@ -132,3 +132,15 @@ import Testing
         #expect(accepted > 100)
     }
 }
+
+@Suite struct StorableTextTests {
+    @Test(arguments: ["\u{0}", "a\u{0}", "\u{0}b", "é\u{0}漢", String(repeating: "x", count: 5000) + "\u{0}"])
+    func aNULAnywhereIsFound(text: String) {
+        #expect(text.containsNUL)
+    }
+
+    @Test(arguments: ["", "plain", "é漢字🙂", String(repeating: "x", count: 5000), "\\u0000"])
+    func textWithoutNULIsStorable(text: String) {
+        #expect(!text.containsNUL)
+    }
+}
