@@ -26,11 +26,8 @@ public struct Reauthentication: Sendable {
             guard existing.userID == caller.userID else {
                 throw LanyardError.identityInUse(provider.displayName, mergeAvailable: false)
             }
-            if existing.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,
-                                      isPrivateEmail: identity.isPrivateEmail) {
-                try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
-                                                  emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
-            }
+            try await identities.recordSignIn(of: existing, at: now, email: identity.email,
+                                              emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
             try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now)
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: caller.userID, method: provider.rawValue, client: client, connection: connection, now: now)

@@ -50,7 +50,7 @@ public struct SignIn: Sendable {
             let found = try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
             let existing = found?.identity
             let name = request.fullName ?? identity.name
-            // Kept to the second: a repeat within it changes nothing stored about the identity.
+            // Kept to the second: a repeat within it changes nothing stored about the identity (nor in the answer).
             let recordsSignIn = existing?.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,
                                                         isPrivateEmail: identity.isPrivateEmail) ?? false
 
@@ -120,8 +120,8 @@ public struct SignIn: Sendable {
             try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID,
                                   details: ["provider": provider.rawValue])
             // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
-            if let existing, recordsSignIn {
-                try await identities.recordSignIn(id: existing.id, at: now, email: identity.email,
+            if let existing {
+                try await identities.recordSignIn(of: existing, at: now, email: identity.email,
                                                   emailVerified: identity.emailVerified,
                                                   isPrivateEmail: identity.isPrivateEmail)
             }

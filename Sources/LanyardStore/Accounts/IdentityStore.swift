@@ -148,14 +148,19 @@ public struct IdentityStore: Sendable {
                                    [.text(userID)]).map(IdentityRecord.init(row:))
     }
 
-    /// Records a sign-in and refreshes what the provider now says about the email (`IdentityRecord.recordSignIn`
-    /// is the same change to a record in memory). Callers skip it when `IdentityRecord.signInChanges` is false.
-    public func recordSignIn(id: String, at date: Date, email: String?, emailVerified: Bool, isPrivateEmail: Bool) async throws {
+    /// Records a sign-in of `identity` (as the transaction read it) and refreshes what the provider now says
+    /// about the email (`IdentityRecord.recordSignIn` is the same change to a record in memory); writes nothing
+    /// when `IdentityRecord.signInChanges` says the sign-in changes nothing.
+    public func recordSignIn(of identity: IdentityRecord, at date: Date, email: String?, emailVerified: Bool,
+                             isPrivateEmail: Bool) async throws {
+        guard identity.signInChanges(at: date, email: email, emailVerified: emailVerified, isPrivateEmail: isPrivateEmail) else {
+            return
+        }
         try await connection.enqueueWrite("""
             UPDATE identities SET last_sign_in_at = $2, email = COALESCE($3, email), email_verified = $4,
                                   is_private_email = $5
             WHERE id = $1
-            """, [.text(id), .date(date), .optionalText(email), .bool(emailVerified), .bool(isPrivateEmail)])
+            """, [.text(identity.id), .date(date), .optionalText(email), .bool(emailVerified), .bool(isPrivateEmail)])
     }
 
     /// - Returns: whether an identity was removed.
