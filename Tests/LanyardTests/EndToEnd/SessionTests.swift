@@ -16,7 +16,7 @@ import LanyardStore
             let me = try await server.get("/v1/users/me", bearer: refreshed.accessToken)
             #expect(me.status == 200)
             #expect(answer.sessionAccount == me.meAccount)
-            #expect(((answer.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["provider"] as? String == "apple")
+            #expect(answer.identities.first?["provider"] as? String == "apple")
             // The successor rotates in turn.
             let again = try Session(try await server.refresh(refreshed.refreshToken))
             #expect(again.refreshToken != refreshed.refreshToken)

@@ -64,9 +64,7 @@ import LanyardSupport
             #expect(again.sessionAccount == me.meAccount)
             #expect(me.json["email"] as? String == "ada@new.example")
             #expect(me.json["display_name"] as? String == "Ada Lovelace")
-            let signedIn = { (response: TestResponse) in
-                ((response.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
-            }
+            let signedIn = { (response: TestResponse) in response.identities.first?["last_sign_in_at"] as? String }
             #expect(signedIn(first) != nil && signedIn(first) != signedIn(again))
             #expect(first.sessionAccount != again.sessionAccount)
         }
@@ -78,9 +76,7 @@ import LanyardSupport
             let signIn = { (email: String) in
                 try await server.post("/v1/auth/signin/google", ["id_token": try server.idToken(.google, sub: "g-3", email: email)])
             }
-            let identity = { (response: TestResponse) in
-                ((response.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first ?? [:]
-            }
+            let identity = { (response: TestResponse) in response.identities.first ?? [:] }
             let first = try await signIn("ada@gmail.com")
             server.clock.advance(by: 0.5)
             let repeated = try await signIn("ada@gmail.com")
@@ -141,11 +137,9 @@ import LanyardSupport
             let token = try server.idToken(.google, sub: "repeater", email: "r@example.com")
             let responses = try await server.concurrently(12) { try await server.post("/v1/auth/signin/google", ["id_token": token]) }
             #expect(responses.allSatisfy { $0.status == 200 })
-            let times = Set(responses.map {
-                (($0.json["user"] as? [String: Any])?["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
-            })
+            let times = Set(responses.map { $0.identities.first?["last_sign_in_at"] as? String })
             let me = try await server.get("/v1/users/me", bearer: first.accessToken)
-            let recorded = (me.json["identities"] as? [[String: Any]])?.first?["last_sign_in_at"] as? String
+            let recorded = me.identities.first?["last_sign_in_at"] as? String
             // Whether a sign-in wrote the time or found it written within the second, all answer the same one.
             #expect(times == [recorded])
             #expect(try Set(responses.map { try Session($0).userID }) == [first.userID])

@@ -195,6 +195,11 @@ struct TestResponse: @unchecked Sendable {
     var errorReason: String? { (error["details"] as? [String: Any])?["reason"] as? String }
     var errorDetails: [String: Any] { error["details"] as? [String: Any] ?? [:] }
 
+    /// The account's identities: `user.identities` of a session or link answer, `identities` of `GET /v1/users/me`.
+    var identities: [[String: Any]] {
+        ((json["user"] as? [String: Any])?["identities"] ?? json["identities"]) as? [[String: Any]] ?? []
+    }
+
     /// The account a session response carries, as sorted JSON text, to compare with another answer's.
     var sessionAccount: String { Self.canonical(json["user"] as? [String: Any] ?? [:]) }
 
