@@ -7,6 +7,8 @@ import LanyardSupport
 /// What the account and session rules need, built once at start-up and passed down explicitly.
 public struct CoreDependencies: Sendable {
     public let database: any Database
+    /// The read behind `GET /v1/users/me`, batched on PostgreSQL.
+    let sessionAccounts: SessionAccountReader
     public let clock: any LanyardClock
     public let random: any RandomSource
     public let accessTokens: AccessTokens
@@ -23,6 +25,7 @@ public struct CoreDependencies: Sendable {
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
                 configuration: LanyardConfiguration) {
         self.database = database
+        self.sessionAccounts = SessionAccountReader(database: database)
         self.clock = clock
         self.random = random
         self.accessTokens = accessTokens

@@ -39,18 +39,17 @@ public struct Authenticator: Sendable {
                           ownerMergedInto: found.ownerMergedInto)
     }
 
-    /// `authenticate` and the caller's account, read together (one query: `GET /v1/users/me` is the most
-    /// frequent authenticated request).
+    /// `authenticate` and the caller's account, read together (one query, batched on PostgreSQL:
+    /// `GET /v1/users/me` is the most frequent authenticated request).
     public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, UserView) {
         let claims = try await dependencies.accessTokens.verify(token)
-        let found = try await dependencies.database.read { connection in
-            try await UserStore(connection).findWithIdentities(sessionID: claims.sid)
+        guard let found = try await dependencies.sessionAccounts.find(sessionID: claims.sid) else {
+            throw LanyardError.unauthorized("This session has ended")
         }
-        guard let (session, user, identities) = found else { throw LanyardError.unauthorized("This session has ended") }
-        let caller = try caller(claims: claims, session: session, ownerIsAnonymous: user.isAnonymous,
-                                ownerMergedInto: user.mergedInto)
+        let caller = try caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
+                                ownerMergedInto: found.user.mergedInto)
         guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
-        return (caller, UserView(user: user, identities: identities))
+        return (caller, UserView(user: found.user, identities: found.identities))
     }
 
     /// The caller a verified token speaks for, given its session and the session's account as stored.

@@ -142,6 +142,47 @@ import LanyardStore
         }
     }
 
+    /// On PostgreSQL concurrent `me` reads are answered by shared queries (`ReadBatcher`): each caller must
+    /// still get exactly its own account, with its identities in link order, and a signed-out session its 401.
+    @Test(arguments: TestDatabase.available)
+    func concurrentReadsOfManyAccountsEachSeeTheirOwn(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var people: [(session: Session, emails: [String])] = []
+            for person in 0..<20 {
+                let session = try await server.signIn(.apple, sub: "reader-\(person)", email: "reader-\(person)@example.com")
+                var emails = ["reader-\(person)@example.com"]
+                if person.isMultiple(of: 2) {
+                    let token = try server.idToken(.google, sub: "g-reader-\(person)", email: "g-\(person)@example.com")
+                    let linked = try await server.post("/v1/auth/link/google", ["id_token": token], bearer: session.accessToken)
+                    #expect(linked.status == 200)
+                    emails.append("g-\(person)@example.com")
+                }
+                people.append((session, emails))
+            }
+            let signedOut = people[19].session
+            #expect(try await server.post("/v1/auth/signout", [:], bearer: signedOut.accessToken).status == 204)
+
+            let answers = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
+                for read in 0..<120 {
+                    let person = read % people.count
+                    let token = people[person].session.accessToken
+                    group.addTask { (person, try await server.get("/v1/users/me", bearer: token)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 120)
+            for (person, answer) in answers {
+                guard person != 19 else {
+                    #expect(answer.errorCode == "UNAUTHORIZED")
+                    continue
+                }
+                #expect(answer.status == 200)
+                #expect(answer.json["id"] as? String == people[person].session.userID)
+                #expect(answer.identities.map { $0["email"] as? String } == people[person].emails)
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func theProfileNameCanBeChanged(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in

@@ -1,0 +1,94 @@
+import Synchronization
+
+/// Coalesces concurrent point reads into batched reads: the read that finds fewer than `maximumInFlight`
+/// batches running sends at once, with every key waiting at that moment; reads that arrive while the
+/// batches are full wait for the next one, which is sent as soon as one returns. Alone, a read is sent at
+/// once and waits for nothing; under load, one query answers many requests.
+///
+/// This is group commit for reads. On PostgreSQL every statement costs a round trip, two thread wake-ups on
+/// our side and executor start-up on the server's, whatever it reads; a batch pays them once. A batched read
+/// is sent after every request in it arrived, so it is as fresh as the same read sent alone.
+public final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    public typealias Fetch = @Sendable ([Key]) async throws -> [Key: Value]
+
+    private struct Waiter {
+        let key: Key
+        let continuation: CheckedContinuation<Value?, any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiter] = []
+        var inFlight = 0
+    }
+
+    public let maximumBatch: Int
+    public let maximumInFlight: Int
+    private let fetch: Fetch
+    private let state = Mutex(State())
+
+    /// `fetch` answers a batch of distinct keys (at most `maximumBatch`); a key it leaves out reads as `nil`.
+    public init(maximumBatch: Int, maximumInFlight: Int, fetch: @escaping Fetch) {
+        precondition(maximumBatch > 0 && maximumInFlight > 0, "a batch and the batches in flight hold at least one")
+        self.maximumBatch = maximumBatch
+        self.maximumInFlight = maximumInFlight
+        self.fetch = fetch
+    }
+
+    /// The value stored for `key`, read in a batch with whatever else is waiting.
+    public func read(_ key: Key) async throws -> Value? {
+        try await withCheckedThrowingContinuation { continuation in
+            let leads = state.withLock { state -> Bool in
+                state.waiting.append(Waiter(key: key, continuation: continuation))
+                guard state.inFlight < maximumInFlight else { return false }
+                state.inFlight += 1
+                return true
+            }
+            if leads { Task { await self.lead() } }
+        }
+    }
+
+    /// Reads waiting for a place in a batch (for tests).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Sends batches until nobody is waiting, then gives its place in flight back.
+    private func lead() async {
+        while true {
+            let batch = state.withLock { state -> [Waiter] in
+                let batch = takeBatch(from: &state.waiting)
+                if batch.isEmpty { state.inFlight -= 1 }
+                return batch
+            }
+            if batch.isEmpty { return }
+            await send(batch)
+        }
+    }
+
+    /// The oldest waiters whose keys fit in one batch; waiters for a key already in it ride along.
+    private func takeBatch(from waiting: inout [Waiter]) -> [Waiter] {
+        var keys = Set<Key>()
+        var taken: [Waiter] = []
+        var left: [Waiter] = []
+        for waiter in waiting {
+            if keys.contains(waiter.key) || keys.count < maximumBatch {
+                keys.insert(waiter.key)
+                taken.append(waiter)
+            } else {
+                left.append(waiter)
+            }
+        }
+        waiting = left
+        return taken
+    }
+
+    private func send(_ batch: [Waiter]) async {
+        var keys: [Key] = []
+        var seen = Set<Key>()
+        for waiter in batch where seen.insert(waiter.key).inserted { keys.append(waiter.key) }
+        do {
+            let values = try await fetch(keys)
+            for waiter in batch { waiter.continuation.resume(returning: values[waiter.key]) }
+        } catch {
+            for waiter in batch { waiter.continuation.resume(throwing: error) }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Synchronization
+import Testing
+@testable import LanyardStore
+
+/// The batching rule behind `GET /v1/users/me` on PostgreSQL, with a fetch that records what it was asked.
+@Suite struct ReadBatcherTests {
+    /// A fetch that answers every key with its uppercased self, except the ones it is told to leave out, and
+    /// can be held until released.
+    final class RecordingFetch: Sendable {
+        private let state = Mutex<(batches: [[String]], running: Int, mostRunning: Int)>(([], 0, 0))
+        private let held = Mutex<[CheckedContinuation<Void, Never>]>([])
+        private let holding = Mutex(false)
+        let missing: Set<String>
+        let failing: Set<String>
+
+        init(missing: Set<String> = [], failing: Set<String> = []) {
+            self.missing = missing
+            self.failing = failing
+        }
+
+        var batches: [[String]] { state.withLock { $0.batches } }
+        var mostRunning: Int { state.withLock { $0.mostRunning } }
+
+        func hold() { holding.withLock { $0 = true } }
+
+        func release() {
+            holding.withLock { $0 = false }
+            for waiter in held.withLock({ held in defer { held = [] }; return held }) { waiter.resume() }
+        }
+
+        func callAsFunction(_ keys: [String]) async throws -> [String: String] {
+            state.withLock {
+                $0.batches.append(keys)
+                $0.running += 1
+                $0.mostRunning = max($0.mostRunning, $0.running)
+            }
+            defer { state.withLock { $0.running -= 1 } }
+            if holding.withLock({ $0 }) {
+                await withCheckedContinuation { continuation in held.withLock { $0.append(continuation) } }
+            }
+            for _ in 0..<3 { await Task.yield() }
+            if keys.contains(where: failing.contains) { throw TestSetupError("batch \(keys) failed") }
+            return Dictionary(uniqueKeysWithValues: keys.filter { !missing.contains($0) }.map { ($0, $0.uppercased()) })
+        }
+    }
+
+    func batcher(_ fetch: RecordingFetch, batch: Int = 16, inFlight: Int = 1) -> ReadBatcher<String, String> {
+        ReadBatcher(maximumBatch: batch, maximumInFlight: inFlight) { try await fetch($0) }
+    }
+
+    /// Waits (yielding, bounded) until `condition` holds.
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<200_000 where !condition() { await Task.yield() }
+        guard condition() else { throw TestSetupError("condition never held") }
+    }
+
+    @Test func aLoneReadIsSentAtOnceAndAlone() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch)
+        #expect(try await batcher.read("a") == "A")
+        #expect(try await batcher.read("b") == "B")
+        #expect(fetch.batches == [["a"], ["b"]])
+    }
+
+    @Test func readsArrivingWhileTheBatchesAreBusyShareTheNextOne() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch)
+        fetch.hold()
+        async let first = batcher.read("a")
+        try await eventually { fetch.batches.count == 1 }
+        async let b = batcher.read("b")
+        async let c = batcher.read("c")
+        async let d = batcher.read("d")
+        async let bAgain = batcher.read("b")
+        try await eventually { batcher.waitingCount == 4 }
+        #expect(fetch.batches.count == 1)
+        fetch.release()
+        let answers = try await [first, b, c, d, bAgain]
+        #expect(answers == ["A", "B", "C", "D", "B"])
+        // The second batch asked for each key once, however many reads waited for it.
+        #expect(fetch.batches.count == 2)
+        #expect(fetch.batches.last.map { $0.sorted() } == ["b", "c", "d"])
+    }
+
+    @Test func aBatchHoldsAtMostItsMaximumOfKeys() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch, batch: 2)
+        fetch.hold()
+        async let first = batcher.read("a")
+        try await eventually { fetch.batches.count == 1 }
+        async let c = batcher.read("c")
+        async let d = batcher.read("d")
+        async let e = batcher.read("e")
+        try await eventually { batcher.waitingCount == 3 }
+        fetch.release()
+        #expect(try await [first, c, d, e] == ["A", "C", "D", "E"])
+        #expect(fetch.batches.map(\.count) == [1, 2, 1])
+    }
+
+    @Test func aKeyTheFetchLeavesOutReadsAsNothing() async throws {
+        let batcher = batcher(RecordingFetch(missing: ["gone"]))
+        #expect(try await batcher.read("gone") == nil)
+        #expect(try await batcher.read("here") == "HERE")
+    }
+
+    @Test func aFailedBatchFailsOnlyTheReadsInIt() async throws {
+        let fetch = RecordingFetch(failing: ["bad"])
+        let batcher = batcher(fetch, batch: 1)
+        fetch.hold()
+        async let first = batcher.read("x")
+        try await eventually { fetch.batches.count == 1 }
+        async let bad = batcher.read("bad")
+        async let good = batcher.read("y")
+        try await eventually { batcher.waitingCount == 2 }
+        fetch.release()
+        #expect(try await first == "X")
+        #expect(try await good == "Y")
+        var failure: (any Error)?
+        do { _ = try await bad } catch { failure = error }
+        #expect(failure is TestSetupError)
+        // A failure leaves the batcher working.
+        #expect(try await batcher.read("z") == "Z")
+    }
+
+    @Test func noMoreBatchesRunAtOnceThanAllowedAndEveryReadIsAnswered() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch, batch: 4, inFlight: 2)
+        let answers = try await withThrowingTaskGroup(of: (String, String?).self) { group in
+            for index in 0..<200 {
+                let key = "k\(index % 50)"
+                group.addTask { (key, try await batcher.read(key)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 200)
+        #expect(answers.allSatisfy { $0.1 == $0.0.uppercased() })
+        #expect(fetch.mostRunning <= 2)
+        #expect(fetch.batches.allSatisfy { $0.count <= 4 && Set($0).count == $0.count })
+    }
+}
