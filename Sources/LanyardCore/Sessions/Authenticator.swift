@@ -31,10 +31,9 @@ public struct Authenticator: Sendable {
     /// retried sign-in after a lost response can land in the same account (DESIGN section 6).
     public func authenticateAllowingMerged(bearer token: String) async throws -> Caller {
         let claims = try await dependencies.accessTokens.verify(token)
-        let found = try await dependencies.database.read { connection in
-            try await SessionStore(connection).findWithOwner(id: claims.sid)
+        guard let found = try await dependencies.sessionAccounts.findWithOwner(sessionID: claims.sid) else {
+            throw LanyardError.unauthorized("This session has ended")
         }
-        guard let found else { throw LanyardError.unauthorized("This session has ended") }
         return try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
                           ownerMergedInto: found.ownerMergedInto)
     }

@@ -22,6 +22,16 @@ public struct SessionAccountReader: Sendable {
         }
     }
 
+    /// The session with what every authenticated request needs of its account. On PostgreSQL this is the
+    /// batched read of `find` (the identities ride along unused: a separate query would cost a round trip).
+    public func findWithOwner(sessionID: String) async throws -> (session: SessionRecord, ownerIsAnonymous: Bool,
+                                                                  ownerMergedInto: String?)? {
+        if let batcher {
+            return try await batcher.read(sessionID).map { ($0.session, $0.user.isAnonymous, $0.user.mergedInto) }
+        }
+        return try await database.read { connection in try await SessionStore(connection).findWithOwner(id: sessionID) }
+    }
+
     public func find(sessionID: String) async throws -> SessionWithAccount? {
         if let batcher { return try await batcher.read(sessionID) }
         return try await database.read { connection in
