@@ -89,35 +89,22 @@ public struct UserStore: Sendable {
         return (try UserRecord(row: first), try Self.identities(in: rows))
     }
 
-    /// At most this many sessions are read by one `findWithIdentities(sessionIDs:)`.
-    public static let sessionsPerRead = 16
-
-    /// Several sessions, each with its account and the account's identities, in one query (`ReadBatcher`
-    /// coalesces concurrent `GET /v1/users/me` reads into it). Sessions not found are left out.
+    /// Sessions (up to `BatchedKeys.maximum`), each with its account and the account's identities, in one
+    /// query: `GET /v1/users/me` and every bearer check, batched on PostgreSQL. Sessions not found are left out.
     public func findWithIdentities(sessionIDs: [String]) async throws -> [String: SessionWithAccount] {
-        precondition(!sessionIDs.isEmpty && sessionIDs.count <= Self.sessionsPerRead, "1 to \(Self.sessionsPerRead) sessions")
-        // Two statement texts (each prepared once per connection), one or `sessionsPerRead` places: the unused
-        // places of a batch repeat an id.
-        let sql = sessionIDs.count == 1 ? Self.oneSessionWithUserAndIdentities : Self.sessionsWithUsersAndIdentities
-        let places = sessionIDs.count == 1 ? 1 : Self.sessionsPerRead
-        let binds = (0..<places).map { SQLValue.text(sessionIDs[min($0, sessionIDs.count - 1)]) }
-        let rows = try await connection.query(sql, binds)
-        var rowsBySession: [String: [SQLRow]] = [:]
-        for row in rows { rowsBySession[try row.string(SessionRecord.columnPrefix + "id"), default: []].append(row) }
-        return try rowsBySession.mapValues { rows in
+        let column = SessionRecord.columnPrefix + "id"
+        return try await BatchedKeys.rows(Self.sessionsWithUsersAndIdentities, keys: sessionIDs, column: column,
+                                          on: connection).mapValues { rows in
             SessionWithAccount(session: try SessionRecord(row: rows[0], prefix: SessionRecord.columnPrefix),
                                user: try UserRecord(row: rows[0]), identities: try Self.identities(in: rows))
         }
     }
 
-    private static let oneSessionWithUserAndIdentities = sessionsQuery(places: 1)
-    private static let sessionsWithUsersAndIdentities = sessionsQuery(places: sessionsPerRead)
-
-    private static func sessionsQuery(places: Int) -> String {
+    private static let sessionsWithUsersAndIdentities = BatchedKeys.Statements { list in
         """
         SELECT u.*, \(SessionRecord.prefixedColumns(table: "s")), \(identityColumns)
         FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN identities i ON i.user_id = u.id
-        WHERE s.id IN (\((1...places).map { "$\($0)" }.joined(separator: ", "))) ORDER BY i.link_position
+        WHERE s.id IN (\(list)) ORDER BY i.link_position
         """
     }
 
