@@ -62,21 +62,36 @@ import Testing
         #expect(fetch.batches == [["a"], ["b"]])
     }
 
+    /// Reads `first`, holds its batch in flight until every read of `queued` waits, then lets them all go;
+    /// the answers in the order given, `first`'s first.
+    func readsQueuedBehindABusyBatch(_ batcher: ReadBatcher<String, String>, _ fetch: RecordingFetch, first: String,
+                                     queued: [String]) async throws -> [Result<String?, any Error>] {
+        fetch.hold()
+        async let firstAnswer = Self.outcome { try await batcher.read(first) }
+        try await eventually { fetch.batches.count == 1 }
+        var answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+            for (index, key) in queued.enumerated() {
+                group.addTask { (index, await Self.outcome { try await batcher.read(key) }) }
+            }
+            try await eventually { batcher.waitingCount == queued.count }
+            #expect(fetch.batches.count == 1)
+            fetch.release()
+            var answers = [Result<String?, any Error>?](repeating: nil, count: queued.count)
+            for try await (index, answer) in group { answers[index] = answer }
+            return answers.compactMap { $0 }
+        }
+        answers.insert(await firstAnswer, at: 0)
+        return answers
+    }
+
+    static func outcome(_ read: @Sendable () async throws -> String?) async -> Result<String?, any Error> {
+        do { return .success(try await read()) } catch { return .failure(error) }
+    }
+
     @Test func readsArrivingWhileTheBatchesAreBusyShareTheNextOne() async throws {
         let fetch = RecordingFetch()
-        let batcher = batcher(fetch)
-        fetch.hold()
-        async let first = batcher.read("a")
-        try await eventually { fetch.batches.count == 1 }
-        async let b = batcher.read("b")
-        async let c = batcher.read("c")
-        async let d = batcher.read("d")
-        async let bAgain = batcher.read("b")
-        try await eventually { batcher.waitingCount == 4 }
-        #expect(fetch.batches.count == 1)
-        fetch.release()
-        let answers = try await [first, b, c, d, bAgain]
-        #expect(answers == ["A", "B", "C", "D", "B"])
+        let answers = try await readsQueuedBehindABusyBatch(batcher(fetch), fetch, first: "a", queued: ["b", "c", "d", "b"])
+        #expect(try answers.map { try $0.get() } == ["A", "B", "C", "D", "B"])
         // The second batch asked for each key once, however many reads waited for it.
         #expect(fetch.batches.count == 2)
         #expect(fetch.batches.last.map { $0.sorted() } == ["b", "c", "d"])
@@ -84,16 +99,8 @@ import Testing
 
     @Test func aBatchHoldsAtMostItsMaximumOfKeys() async throws {
         let fetch = RecordingFetch()
-        let batcher = batcher(fetch, batch: 2)
-        fetch.hold()
-        async let first = batcher.read("a")
-        try await eventually { fetch.batches.count == 1 }
-        async let c = batcher.read("c")
-        async let d = batcher.read("d")
-        async let e = batcher.read("e")
-        try await eventually { batcher.waitingCount == 3 }
-        fetch.release()
-        #expect(try await [first, c, d, e] == ["A", "C", "D", "E"])
+        let answers = try await readsQueuedBehindABusyBatch(batcher(fetch, batch: 2), fetch, first: "a", queued: ["c", "d", "e"])
+        #expect(try answers.map { try $0.get() } == ["A", "C", "D", "E"])
         #expect(fetch.batches.map(\.count) == [1, 2, 1])
     }
 
@@ -106,18 +113,10 @@ import Testing
     @Test func aFailedBatchFailsOnlyTheReadsInIt() async throws {
         let fetch = RecordingFetch(failing: ["bad"])
         let batcher = batcher(fetch, batch: 1)
-        fetch.hold()
-        async let first = batcher.read("x")
-        try await eventually { fetch.batches.count == 1 }
-        async let bad = batcher.read("bad")
-        async let good = batcher.read("y")
-        try await eventually { batcher.waitingCount == 2 }
-        fetch.release()
-        #expect(try await first == "X")
-        #expect(try await good == "Y")
-        var failure: (any Error)?
-        do { _ = try await bad } catch { failure = error }
-        #expect(failure is TestSetupError)
+        let answers = try await readsQueuedBehindABusyBatch(batcher, fetch, first: "x", queued: ["bad", "y"])
+        #expect(try answers[0].get() == "X")
+        #expect(throws: TestSetupError.self) { try answers[1].get() }
+        #expect(try answers[2].get() == "Y")
         // A failure leaves the batcher working.
         #expect(try await batcher.read("z") == "Z")
     }
