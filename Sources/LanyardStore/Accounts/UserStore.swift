@@ -100,11 +100,11 @@ public struct UserStore: Sendable {
         }
     }
 
-    private static let sessionsWithUsersAndIdentities = BatchedKeys.Statements { list in
+    private static let sessionsWithUsersAndIdentities = BatchedKeys.Statements(orderBy: "identity_link_position") { id in
         """
-        SELECT u.*, \(SessionRecord.prefixedColumns(table: "s")), \(identityColumns)
+        SELECT u.*, \(SessionRecord.prefixedColumns(table: "s")), \(identityColumns), i.link_position AS identity_link_position
         FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN identities i ON i.user_id = u.id
-        WHERE s.id IN (\(list)) ORDER BY i.link_position
+        WHERE s.id = \(id)
         """
     }
 

@@ -1,6 +1,11 @@
-/// The `IN (…)` list of a batched read (`ReadBatcher`). A list has one place or `maximum` places, so a batched
-/// read has two statement texts whatever its size (each prepared once per connection); the unused places of
-/// a full list repeat a key, which `IN` ignores.
+/// The statements of a batched read (`ReadBatcher`): the single-key query, and 2, 4, 8 or `maximum` copies of
+/// it joined by `UNION ALL`, so a batched read has five statement texts whatever its size (each prepared once
+/// per connection). A batch takes the smallest that holds it; its unused places hold an empty key, which
+/// matches nothing.
+///
+/// Copies, not one `IN (…)` list: PostgreSQL plans each copy exactly like the single-key query. A plan for
+/// `IN` with sixteen keys, cached while the tables were new, read them whole as they grew, until autovacuum
+/// analyzed them again, where the single-key query kept its index lookups (BENCHMARKS.md step 35).
 public enum BatchedKeys {
     /// At most this many keys are read by one batched query.
     public static let maximum = 16
@@ -9,21 +14,27 @@ public enum BatchedKeys {
     /// batches full (1, 4 and 8 were measured too, BENCHMARKS.md step 33).
     static let batchesInFlight = 2
 
-    /// A batched read's two statements: `query` given the list for one key, and given the list for `maximum`.
+    /// A batched read's statements, by how many keys each holds.
     public struct Statements: Sendable {
-        let one: String
-        let many: String
+        private let bySize: [(keys: Int, sql: String)]
 
-        public init(_ query: (_ list: String) -> String) {
-            one = query("$1")
-            many = query((1...BatchedKeys.maximum).map { "$\($0)" }.joined(separator: ", "))
+        /// `query` reads one key, the placeholder it is given; its rows come in the order `orderBy` gives, a
+        /// column of its select list.
+        public init(orderBy: String, _ query: (_ key: String) -> String) {
+            var sizes = [1]
+            while sizes.last! < BatchedKeys.maximum { sizes.append(min(sizes.last! * 2, BatchedKeys.maximum)) }
+            bySize = sizes.map { size in
+                guard size > 1 else { return (1, "\(query("$1")) ORDER BY \(orderBy)") }
+                let copies = (1...size).map { query("$\($0)") }.joined(separator: "\nUNION ALL\n")
+                return (size, "SELECT * FROM (\(copies)) AS batch ORDER BY \(orderBy)")
+            }
         }
 
         /// The statement and its binds for `keys` (1 to `maximum`).
         func binding(_ keys: [String]) -> (sql: String, binds: [SQLValue]) {
             precondition(!keys.isEmpty && keys.count <= BatchedKeys.maximum, "1 to \(BatchedKeys.maximum) keys")
-            guard keys.count > 1 else { return (one, [.text(keys[0])]) }
-            return (many, (0..<BatchedKeys.maximum).map { .text(keys[min($0, keys.count - 1)]) })
+            let statement = bySize.first { $0.keys >= keys.count }!
+            return (statement.sql, (0..<statement.keys).map { .text($0 < keys.count ? keys[$0] : "") })
         }
     }
 

@@ -183,6 +183,29 @@ import LanyardStore
         }
     }
 
+    /// The batched read itself, on both databases: each session found with its own account, an unknown one
+    /// left out, whatever the batch's size (1, 3 in a statement for 4, 16).
+    @Test(arguments: TestDatabase.available)
+    func oneQueryReadsManySessionsEachWithItsOwnAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var sessionsByUser: [String: String] = [:]
+            for person in 0..<15 {
+                let session = try await server.signIn(.google, sub: "batched-\(person)", email: "b\(person)@example.com")
+                sessionsByUser[session.userID] = try #require(session.claims["sid"] as? String)
+            }
+            let ids = Array(sessionsByUser.values)
+            for batch in [[ids[0]], Array(ids[0..<2]) + ["no-such-session"], ids + ["no-such-session"]] {
+                let found = try await server.runtime.database.read { try await UserStore($0).findWithIdentities(sessionIDs: batch) }
+                #expect(Set(found.keys) == Set(batch).subtracting(["no-such-session"]))
+                for (sessionID, read) in found {
+                    #expect(read.session.id == sessionID)
+                    #expect(sessionsByUser[read.user.id] == sessionID)
+                    #expect(read.identities.map(\.userID) == [read.user.id])
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func theProfileNameCanBeChanged(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
