@@ -9,6 +9,8 @@ public struct CoreDependencies: Sendable {
     public let database: any Database
     /// The read behind `GET /v1/users/me`, batched on PostgreSQL.
     let sessionAccounts: SessionAccountReader
+    /// A presented refresh token with its session and account, by hash; batched on PostgreSQL.
+    let refreshTargets: BatchedRead<RefreshTarget>
     public let clock: any LanyardClock
     public let random: any RandomSource
     public let accessTokens: AccessTokens
@@ -26,6 +28,9 @@ public struct CoreDependencies: Sendable {
                 configuration: LanyardConfiguration) {
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
+        self.refreshTargets = BatchedRead(database: database) { connection, hashes in
+            try await RefreshTokenStore(connection).findForRefresh(tokenHashes: hashes)
+        }
         self.clock = clock
         self.random = random
         self.accessTokens = accessTokens

@@ -12,7 +12,6 @@ public struct Refresh: Sendable {
 
     enum Outcome: Sendable {
         case issued(SessionRecord, successor: String, account: UserView)
-        case invalid
         case reused
     }
 
@@ -20,36 +19,40 @@ public struct Refresh: Sendable {
         try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         guard RefreshTokens.isWellFormed(token) else { throw LanyardError.invalidRefreshToken }
         let dependencies = self.dependencies
+        // Read before the transaction and unlocked (batched with other refreshes on PostgreSQL): refreshes of
+        // one token that race all decide to rotate it, and the rotation is idempotent.
+        guard let target = try await dependencies.refreshTargets.read(RefreshTokens.hash(token)) else {
+            throw LanyardError.invalidRefreshToken
+        }
+        let now = dependencies.clock.now()
+        guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
+        let session = target.session
+        let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
+        let decision = RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now, grace: dependencies.refreshReuseGrace)
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
-        let outcome: Outcome = try await dependencies.database.transaction { connection in
-            let now = dependencies.clock.now()
-            let tokens = RefreshTokenStore(connection)
-            guard let target = try await tokens.findForRefresh(tokenHash: RefreshTokens.hash(token)),
-                  target.session.isActive(at: now)
-            else { return .invalid }
-            let session = target.session
-            let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
-            switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now, grace: dependencies.refreshReuseGrace) {
-            case .rotate:
-                try await tokens.rotate(target.token.tokenHash, to: RefreshTokens.hash(successor), sessionID: session.id,
-                                        at: now, sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
+        let outcome: Outcome = switch decision {
+        case .repeatWithinGrace:
+            // Answered again, with the successor the first rotation stored: nothing to write.
+            .issued(session, successor: successor, account: UserView(user: target.owner, identities: target.ownerIdentities))
+        case .rotate, .reuse:
+            try await dependencies.database.transaction { connection in
+                if decision == .reuse {
+                    try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
+                    try await AuditLog(connection, at: now, clientIP: client.ip)
+                        .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
+                    return .reused
+                }
+                try await RefreshTokenStore(connection).rotate(target.token.tokenHash, to: RefreshTokens.hash(successor),
+                                                               sessionID: session.id, at: now,
+                                                               sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
                 if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
                     try await UserStore(connection).markActive(id: session.userID, at: now)
                 }
-            case .repeatWithinGrace:
-                break
-            case .reuse:
-                try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
-                try await AuditLog(connection, at: now, clientIP: client.ip)
-                    .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
-                return .reused
+                return .issued(session, successor: successor,
+                               account: UserView(user: target.owner, identities: target.ownerIdentities))
             }
-            return .issued(session, successor: successor,
-                           account: UserView(user: target.owner, identities: target.ownerIdentities))
         }
         switch outcome {
-        case .invalid:
-            throw LanyardError.invalidRefreshToken
         case .reused:
             throw LanyardError.refreshTokenReused
         case .issued(let session, let successor, let account):

@@ -15,34 +15,38 @@ public struct RefreshTokenStore: Sendable {
         self.connection = connection
     }
 
-    /// A presented token with its session and the session's account with its identities: everything a
-    /// refresh decides on and answers with, in one query (nothing a refresh writes shows in the account).
-    /// Nothing is locked: refreshes of one token that race all decide to rotate it, and `rotate` is
-    /// idempotent (the successor is derived from the token).
-    public func findForRefresh(tokenHash: String) async throws -> RefreshTarget? {
-        let rows = try await connection.query(Self.tokenWithSessionAndAccount, [.text(tokenHash)])
-        guard let row = rows.first else { return nil }
-        let session = try SessionRecord(row: row, prefix: SessionRecord.columnPrefix)
-        let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
-                                       createdAt: try row.date("token_created_at"),
-                                       rotatedAt: try row.optionalDate("token_rotated_at"))
-        let owner = try UserRecord(row: row)
-        return RefreshTarget(token: token, session: session, owner: owner,
-                             ownerIdentities: try UserStore.identities(in: rows))
+    /// Presented tokens (up to `BatchedKeys.maximum`, by hash), each with its session and the session's
+    /// account with its identities: everything a refresh decides on and answers with, in one query (nothing a
+    /// refresh writes shows in the account), batched on PostgreSQL. Tokens not found are left out. Nothing is
+    /// locked: refreshes of one token that race all decide to rotate it, and `rotate` is idempotent (the
+    /// successor is derived from the token).
+    public func findForRefresh(tokenHashes: [String]) async throws -> [String: RefreshTarget] {
+        try await BatchedKeys.rows(Self.tokensWithSessionsAndAccounts, keys: tokenHashes, column: "token_hash",
+                                   on: connection).mapValues { rows in
+            let row = rows[0]
+            let session = try SessionRecord(row: row, prefix: SessionRecord.columnPrefix)
+            let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
+                                           createdAt: try row.date("token_created_at"),
+                                           rotatedAt: try row.optionalDate("token_rotated_at"))
+            return RefreshTarget(token: token, session: session, owner: try UserRecord(row: row),
+                                 ownerIdentities: try UserStore.identities(in: rows))
+        }
     }
 
-    /// Built once: the statement caches are keyed by the text, which a refresh would otherwise rebuild each time.
-    private static let tokenWithSessionAndAccount = """
+    private static let tokensWithSessionsAndAccounts = BatchedKeys.Statements(orderBy: "identity_link_position") { hash in
+        """
         SELECT u.*, t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
-               \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns)
+               \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns),
+               i.link_position AS identity_link_position
         FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
              LEFT JOIN identities i ON i.user_id = u.id
-        WHERE t.token_hash = $1 ORDER BY i.link_position
+        WHERE t.token_hash = \(hash)
         """
+    }
 
     /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
-    /// statement on PostgreSQL, held back (`enqueueWrite`): with the read before it, a refresh is two round
-    /// trips and needs no `BEGIN`. Three statements on SQLite. Running it twice changes nothing more: the
+    /// statement on PostgreSQL, held back (`enqueueWrite`): a refresh's transaction is this one statement, without
+    /// `BEGIN`. Three statements on SQLite. Running it twice changes nothing more: the
     /// token keeps its first rotation time, the successor is stored once.
     public func rotate(_ tokenHash: String, to successorHash: String, sessionID: String, at date: Date,
                        sessionExpiresAt: Date) async throws {

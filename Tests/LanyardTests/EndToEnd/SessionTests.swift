@@ -35,6 +35,31 @@ import LanyardStore
         }
     }
 
+    /// On PostgreSQL concurrent refreshes read their tokens in shared queries (`ReadBatcher`): each must still
+    /// rotate its own token in its own session, and a signed-out session's or an unknown token be refused.
+    @Test(arguments: TestDatabase.available)
+    func concurrentRefreshesOfManySessionsEachRotateTheirOwn(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var sessions: [Session] = []
+            for person in 0..<24 { sessions.append(try await server.signIn(.apple, sub: "refresher-\(person)")) }
+            #expect(try await server.post("/v1/auth/signout", [:], bearer: sessions[23].accessToken).status == 204)
+            let unknown = String(repeating: "A", count: 43)
+            let tokens = sessions.map(\.refreshToken) + [unknown]
+            let answers = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
+                for (index, token) in tokens.enumerated() { group.addTask { (index, try await server.refresh(token)) } }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            for (index, session) in sessions.enumerated().dropLast() {
+                let refreshed = try Session(try #require(answers[index]))
+                #expect(refreshed.userID == session.userID)
+                #expect(refreshed.claims["sid"] as? String == session.claims["sid"] as? String)
+                #expect(try await server.refresh(refreshed.refreshToken).status == 200)
+            }
+            #expect(answers[23]?.errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(answers[24]?.errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func aRetryWithinTheGraceIsAnsweredAndReuseAfterItRevokesTheSession(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
