@@ -28,28 +28,30 @@ public struct Refresh: Sendable {
         guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
         let session = target.session
         let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
-        let decision = RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now, grace: dependencies.refreshReuseGrace)
+        let issued = Outcome.issued(session, successor: successor,
+                                    account: UserView(user: target.owner, identities: target.ownerIdentities))
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
-        let outcome: Outcome = switch decision {
-        case .repeatWithinGrace:
-            // Answered again, with the successor the first rotation stored: nothing to write.
-            .issued(session, successor: successor, account: UserView(user: target.owner, identities: target.ownerIdentities))
-        case .rotate, .reuse:
+        let outcome: Outcome = switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now,
+                                                           grace: dependencies.refreshReuseGrace) {
+        case .rotate:
             try await dependencies.database.transaction { connection in
-                if decision == .reuse {
-                    try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
-                    try await AuditLog(connection, at: now, clientIP: client.ip)
-                        .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
-                    return .reused
-                }
                 try await RefreshTokenStore(connection).rotate(target.token.tokenHash, to: RefreshTokens.hash(successor),
                                                                sessionID: session.id, at: now,
                                                                sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
                 if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
                     try await UserStore(connection).markActive(id: session.userID, at: now)
                 }
-                return .issued(session, successor: successor,
-                               account: UserView(user: target.owner, identities: target.ownerIdentities))
+                return issued
+            }
+        case .repeatWithinGrace:
+            // Answered again with the successor the first rotation stored: nothing to write.
+            issued
+        case .reuse:
+            try await dependencies.database.transaction { connection in
+                try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
+                try await AuditLog(connection, at: now, clientIP: client.ip)
+                    .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
+                return .reused
             }
         }
         switch outcome {
