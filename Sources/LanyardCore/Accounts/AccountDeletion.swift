@@ -14,7 +14,8 @@ public struct AccountDeletion: Sendable {
     public func delete(_ caller: Caller, client: ClientInfo) async throws {
         try Authenticator(dependencies).requireRecentSignIn(caller)
         let dependencies = self.dependencies
-        try await dependencies.database.transaction { connection in
+        // Retried when a concurrent request that locked one of the account's rows first made it deadlock.
+        try await dependencies.database.transactionRetryingConflicts { connection in
             let users = UserStore(connection)
             guard try await users.findForUpdate(id: caller.userID) != nil else {
                 throw LanyardError.unauthorized("This account no longer exists")

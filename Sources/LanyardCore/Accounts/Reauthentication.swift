@@ -17,10 +17,16 @@ public struct Reauthentication: Sendable {
         try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
         let dependencies = self.dependencies
-        let opened = try await dependencies.database.transaction { connection in
+        // Retried when the account's deletion races it (a deadlock, or the account gone before the insert): the
+        // retry finds the identity gone with it.
+        let opened = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             let identities = IdentityStore(connection)
             guard let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject) else {
+                // Its identities go with a deleted account: say which is the case.
+                guard try await UserStore(connection).find(id: caller.userID) != nil else {
+                    throw LanyardError.unauthorized("This account no longer exists")
+                }
                 throw LanyardError.providerNotLinked(provider.displayName)
             }
             guard existing.userID == caller.userID else {

@@ -34,20 +34,12 @@ public struct Refresh: Sendable {
         let outcome: Outcome = switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now,
                                                            grace: dependencies.refreshReuseGrace) {
         case .rotate:
-            try await dependencies.database.transaction { connection in
-                try await RefreshTokenStore(connection).rotate(target.token.tokenHash, to: RefreshTokens.hash(successor),
-                                                               sessionID: session.id, at: now,
-                                                               sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
-                if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
-                    try await UserStore(connection).markActive(id: session.userID, at: now)
-                }
-                return issued
-            }
+            try await rotate(target, to: successor, at: now, answering: issued)
         case .repeatWithinGrace:
             // Answered again with the successor the first rotation stored: nothing to write.
             issued
         case .reuse:
-            try await dependencies.database.transaction { connection in
+            try await dependencies.database.transactionRetryingConflicts { connection in
                 try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
                 try await AuditLog(connection, at: now, clientIP: client.ip)
                     .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
@@ -61,6 +53,27 @@ public struct Refresh: Sendable {
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
                                        authTime: session.authTime, method: session.amr)
             return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: false)
+        }
+    }
+
+    /// Stores the rotation: the presented token used, its successor stored, the session extended.
+    private func rotate(_ target: RefreshTarget, to successor: String, at now: Date,
+                        answering issued: Outcome) async throws -> Outcome {
+        let dependencies = self.dependencies
+        do {
+            // Idempotent, so retried when a concurrent write (the account's deletion) made it deadlock.
+            return try await dependencies.database.transactionRetryingConflicts { connection in
+                try await RefreshTokenStore(connection).rotate(target.token.tokenHash, to: RefreshTokens.hash(successor),
+                                                               sessionID: target.session.id, at: now,
+                                                               sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
+                if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
+                    try await UserStore(connection).markActive(id: target.session.userID, at: now)
+                }
+                return issued
+            }
+        } catch StoreError.foreignKeyViolation {
+            // The account, and the session with it, was deleted since the read: the successor would have no session.
+            throw LanyardError.invalidRefreshToken
         }
     }
 }

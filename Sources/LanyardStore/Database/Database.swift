@@ -76,8 +76,9 @@ public protocol Database: Sendable {
 }
 
 extension Database {
-    /// Runs a transaction, retrying it when a concurrent one made it fail on a unique constraint or a
-    /// serialization conflict: the retry sees the other transaction's committed rows.
+    /// Runs a transaction, retrying it when a concurrent one made it fail on a unique constraint, a row it
+    /// referred to deleted since it read it (a foreign key), or a serialization conflict: the retry sees the
+    /// other transaction's committed rows.
     public func transactionRetryingConflicts<T: Sendable>(
         attempts: Int = 3,
         _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T
@@ -86,9 +87,7 @@ extension Database {
         while true {
             do {
                 return try await transaction(body)
-            } catch StoreError.uniqueViolation where attempt < attempts {
-                attempt += 1
-            } catch StoreError.serializationFailure where attempt < attempts {
+            } catch let error as StoreError where error.isConflict && attempt < attempts {
                 attempt += 1
             }
         }

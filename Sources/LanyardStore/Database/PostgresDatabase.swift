@@ -128,6 +128,7 @@ public final class PostgresDatabase: Database {
         switch error.serverInfo?[.sqlState] {
         case "23505": StoreError.uniqueViolation
         case "23502": StoreError.notNullViolation
+        case "23503": StoreError.foreignKeyViolation
         case "40001", "40P01": StoreError.serializationFailure
         default:
             if error.code == .server { error } else { StoreError.unavailable("\(error.code)") }

@@ -312,11 +312,12 @@ public final class SQLiteDatabase: Database {
         private func error(_ status: Int32? = nil) -> any Error {
             // Extended codes are C macro expressions Swift cannot import: SQLITE_CONSTRAINT_UNIQUE is
             // SQLITE_CONSTRAINT | 8 << 8, SQLITE_CONSTRAINT_PRIMARYKEY is SQLITE_CONSTRAINT | 6 << 8,
-            // SQLITE_CONSTRAINT_NOTNULL is SQLITE_CONSTRAINT | 5 << 8.
+            // SQLITE_CONSTRAINT_NOTNULL is SQLITE_CONSTRAINT | 5 << 8, SQLITE_CONSTRAINT_FOREIGNKEY SQLITE_CONSTRAINT | 3 << 8.
             let code = status ?? sqlite3_extended_errcode(handle)
             switch code {
             case SQLITE_CONSTRAINT | 8 << 8, SQLITE_CONSTRAINT | 6 << 8: return StoreError.uniqueViolation
             case SQLITE_CONSTRAINT | 5 << 8: return StoreError.notNullViolation
+            case SQLITE_CONSTRAINT | 3 << 8: return StoreError.foreignKeyViolation
             case _ where code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED: return StoreError.serializationFailure
             default: return SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
             }

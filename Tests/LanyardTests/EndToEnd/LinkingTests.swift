@@ -227,6 +227,103 @@ import LanyardStore
         }
     }
 
+    /// Sign-ins read the identity before they write the session; one that read it just before the account was
+    /// deleted must sign up afresh, like every sign-in after the deletion, never fail.
+    @Test(arguments: TestDatabase.available)
+    func signInsRacingTheAccountsDeletionAllSucceed(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            for round in 0..<6 {
+                let sub = "apple-racing-deletion-\(round)"
+                let doomed = try await server.signIn(.apple, sub: sub)
+                let token = try server.idToken(.apple, sub: sub)
+                let (deletion, signIns) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
+                    for index in 0..<24 {
+                        group.addTask { (nil, try await server.post("/v1/auth/signin/apple", ["id_token": token])) }
+                        if index == 8 {
+                            group.addTask { (try await server.delete("/v1/users/me", bearer: doomed.accessToken), nil) }
+                        }
+                    }
+                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
+                        if let deletion = answer.0 { result.0 = deletion }
+                        if let signIn = answer.1 { result.1.append(signIn) }
+                    }
+                }
+                #expect(deletion?.status == 204)
+                #expect(signIns.map(\.status) == Array(repeating: 200, count: 24), "\(signIns.map(\.text).filter { !$0.contains("access_token") })")
+                // Those that signed up afresh share one new account, the one the identity now signs into.
+                let after = try await server.signIn(.apple, sub: sub)
+                #expect(after.userID != doomed.userID)
+                let landed = Set(try signIns.map { try Session($0).userID })
+                #expect(landed.isSubset(of: [doomed.userID, after.userID]))
+            }
+        }
+    }
+
+    /// Refreshes read the token before they rotate it; one whose session goes with the account in between is
+    /// refused like a refresh after the deletion, never fails.
+    @Test(arguments: TestDatabase.available)
+    func refreshesRacingTheAccountsDeletionAreRefusedOrServed(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            for round in 0..<4 {
+                let sub = "google-racing-deletion-\(round)"
+                var devices: [Session] = []
+                for _ in 0..<24 { devices.append(try await server.signIn(.google, sub: sub)) }
+                let doomed = devices[0]
+                let refreshes = devices.map(\.refreshToken)
+                let (deletion, answers) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
+                    for (index, token) in refreshes.enumerated() {
+                        group.addTask { (nil, try await server.refresh(token)) }
+                        if index == 8 {
+                            group.addTask { (try await server.delete("/v1/users/me", bearer: doomed.accessToken), nil) }
+                        }
+                    }
+                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
+                        if let deletion = answer.0 { result.0 = deletion }
+                        if let refresh = answer.1 { result.1.append(refresh) }
+                    }
+                }
+                #expect(deletion?.status == 204)
+                let unexpected = answers.filter { $0.status != 200 && $0.errorCode != "INVALID_REFRESH_TOKEN" }
+                #expect(unexpected.isEmpty, "\(unexpected.map(\.text))")
+                // Whatever a refresh was answered with, nothing of the account is left to refresh.
+                for answer in answers where answer.status == 200 {
+                    #expect(try await server.refresh(try Session(answer).refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func reauthenticationsRacingTheAccountsDeletionAreServedOrRefused(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            for round in 0..<4 {
+                let sub = "apple-reauth-racing-deletion-\(round)"
+                // Two devices: each reauthentication ends the session it is made with.
+                let doomed = try await server.signIn(.apple, sub: sub)
+                let deleter = try await server.signIn(.apple, sub: sub)
+                let token = try server.idToken(.apple, sub: sub)
+                let (deletion, answers) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
+                    for index in 0..<16 {
+                        group.addTask {
+                            (nil, try await server.post("/v1/auth/reauthenticate/apple", ["id_token": token],
+                                                        bearer: doomed.accessToken))
+                        }
+                        if index == 6 {
+                            group.addTask { (try await server.delete("/v1/users/me", bearer: deleter.accessToken), nil) }
+                        }
+                    }
+                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
+                        if let deletion = answer.0 { result.0 = deletion }
+                        if let reauthentication = answer.1 { result.1.append(reauthentication) }
+                    }
+                }
+                #expect(deletion?.status == 204)
+                let unexpected = answers.filter { $0.status != 200 && $0.errorCode != "UNAUTHORIZED" }
+                #expect(unexpected.isEmpty, "\(unexpected.map(\.text))")
+            }
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func deletionNeedsARecentSignIn(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
