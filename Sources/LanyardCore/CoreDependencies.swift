@@ -11,6 +11,8 @@ public struct CoreDependencies: Sendable {
     let sessionAccounts: SessionAccountReader
     /// A presented refresh token with its session and account, by hash; batched on PostgreSQL.
     let refreshTargets: BatchedRead<RefreshTarget>
+    /// A sign-in's identity with its account, by provider and subject; batched on PostgreSQL.
+    let identityOwners: IdentityOwnerReader
     public let clock: any LanyardClock
     public let random: any RandomSource
     public let accessTokens: AccessTokens
@@ -31,6 +33,7 @@ public struct CoreDependencies: Sendable {
         self.refreshTargets = BatchedRead(database: database) { connection, hashes in
             try await RefreshTokenStore(connection).findForRefresh(tokenHashes: hashes)
         }
+        self.identityOwners = IdentityOwnerReader(database: database, providers: Provider.allCases.map(\.rawValue))
         self.clock = clock
         self.random = random
         self.accessTokens = accessTokens

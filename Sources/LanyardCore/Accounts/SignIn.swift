@@ -2,6 +2,7 @@ import Foundation
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
+import Synchronization
 
 /// `POST /v1/auth/signin/{provider}`.
 public struct SignInRequest: Sendable {
@@ -42,12 +43,22 @@ public struct SignIn: Sendable {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let dependencies = self.dependencies
         let merge = self.merge
-        let (opened, isNewUser, mergedFrom, account) = try await dependencies.database.transactionRetryingConflicts { connection in
+        // On PostgreSQL the identity is read before the transaction, batched with other sign-ins' (it was read
+        // before `BEGIN` anyway, `IdentityOwnerReader`); a retry reads it again inside.
+        var firstRead: FirstAttempt<IdentityWithOwner?>?
+        if let batched = dependencies.identityOwners.batched(provider: provider.rawValue) {
+            firstRead = FirstAttempt(try await batched.read(identity.subject))
+        }
+        let (opened, isNewUser, mergedFrom, account) = try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
             let now = dependencies.clock.now()
             let audit = AuditLog(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            let found = try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
+            let found = if let prefetched = firstRead?.take() {
+                prefetched
+            } else {
+                try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
+            }
             let existing = found?.identity
             let name = request.fullName ?? identity.name
             // Kept to the second: a repeat within it changes nothing stored about the identity (nor in the answer).
@@ -131,4 +142,21 @@ public struct SignIn: Sendable {
                                                                            mergedFrom: mergedFrom)
     }
 
+}
+
+/// A value read for a transaction's first attempt only; a retry reads again.
+private final class FirstAttempt<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    /// The value the first time, `nil` after.
+    func take() -> Value? {
+        value.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+    }
 }

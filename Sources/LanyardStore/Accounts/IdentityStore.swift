@@ -126,21 +126,32 @@ public struct IdentityStore: Sendable {
     /// The identity with its account and the account's identities: what sign-in decides its writes from and
     /// answers with, in one query.
     public func findWithOwner(provider: String, providerUserID: String) async throws -> IdentityWithOwner? {
-        let rows = try await connection.query(Self.identityWithOwner, [.text(provider), .text(providerUserID)])
-        guard let first = rows.first else { return nil }
-        let owner = try UserRecord(row: first)
-        let identities = try UserStore.identities(in: rows)
-        guard let identity = identities.first(where: { $0.provider == provider && $0.providerUserID == providerUserID })
-        else { return nil }
-        return IdentityWithOwner(identity: identity, owner: owner, ownerIdentities: identities)
+        try await findWithOwners(provider: provider, providerUserIDs: [providerUserID])[providerUserID]
+    }
+
+    /// `findWithOwner` for up to `BatchedKeys.maximum` accounts of one provider, in one query (batched on
+    /// PostgreSQL, `IdentityOwnerReader`). Those not found are left out.
+    public func findWithOwners(provider: String, providerUserIDs: [String]) async throws -> [String: IdentityWithOwner] {
+        try await BatchedKeys.rows(Self.identitiesWithOwners, keys: providerUserIDs, shared: [.text(provider)],
+                                   column: "lookup_provider_user_id", on: connection).mapValues { rows in
+            let identities = try UserStore.identities(in: rows)
+            let subject = try rows[0].string("lookup_provider_user_id")
+            guard let identity = identities.first(where: { $0.provider == provider && $0.providerUserID == subject }) else {
+                throw StoreError.unexpectedValue(column: "lookup_provider_user_id")
+            }
+            return IdentityWithOwner(identity: identity, owner: try UserRecord(row: rows[0]), ownerIdentities: identities)
+        }
     }
 
     /// Built once (the statement caches are keyed by the text).
-    private static let identityWithOwner = """
-        SELECT u.*, \(UserStore.identityColumns)
-        FROM identities m JOIN users u ON u.id = m.user_id JOIN identities i ON i.user_id = u.id
-        WHERE m.provider = $1 AND m.provider_user_id = $2 ORDER BY i.link_position
+    private static let identitiesWithOwners = BatchedKeys.Statements(orderBy: "identity_link_position", shared: 1) { subject in
         """
+        SELECT u.*, \(UserStore.identityColumns), i.link_position AS identity_link_position,
+               m.provider_user_id AS lookup_provider_user_id
+        FROM identities m JOIN users u ON u.id = m.user_id JOIN identities i ON i.user_id = u.id
+        WHERE m.provider = $1 AND m.provider_user_id = \(subject)
+        """
+    }
 
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     public func list(userID: String) async throws -> [IdentityRecord] {

@@ -17,31 +17,35 @@ public enum BatchedKeys {
     /// A batched read's statements, by how many keys each holds.
     public struct Statements: Sendable {
         private let bySize: [(keys: Int, sql: String)]
+        private let shared: Int
 
         /// `query` reads one key, the placeholder it is given; its rows come in the order `orderBy` gives, a
-        /// column of its select list.
-        public init(orderBy: String, _ query: (_ key: String) -> String) {
+        /// column of its select list. `$1` to `$shared` are values the whole batch shares (every copy reads
+        /// them); the keys' placeholders follow them.
+        public init(orderBy: String, shared: Int = 0, _ query: (_ key: String) -> String) {
             var sizes = [1]
             while sizes.last! < BatchedKeys.maximum { sizes.append(min(sizes.last! * 2, BatchedKeys.maximum)) }
             bySize = sizes.map { size in
-                guard size > 1 else { return (1, "\(query("$1")) ORDER BY \(orderBy)") }
-                let copies = (1...size).map { query("$\($0)") }.joined(separator: "\nUNION ALL\n")
+                guard size > 1 else { return (1, "\(query("$\(shared + 1)")) ORDER BY \(orderBy)") }
+                let copies = (1...size).map { query("$\(shared + $0)") }.joined(separator: "\nUNION ALL\n")
                 return (size, "SELECT * FROM (\(copies)) AS batch ORDER BY \(orderBy)")
             }
+            self.shared = shared
         }
 
-        /// The statement and its binds for `keys` (1 to `maximum`).
-        func binding(_ keys: [String]) -> (sql: String, binds: [SQLValue]) {
+        /// The statement and its binds for `keys` (1 to `maximum`) and the values they share.
+        func binding(_ keys: [String], shared values: [SQLValue] = []) -> (sql: String, binds: [SQLValue]) {
             precondition(!keys.isEmpty && keys.count <= BatchedKeys.maximum, "1 to \(BatchedKeys.maximum) keys")
+            precondition(values.count == shared, "\(shared) shared values")
             let statement = bySize.first { $0.keys >= keys.count }!
-            return (statement.sql, (0..<statement.keys).map { .text($0 < keys.count ? keys[$0] : "") })
+            return (statement.sql, values + (0..<statement.keys).map { .text($0 < keys.count ? keys[$0] : "") })
         }
     }
 
     /// Runs a batched read and groups its rows by the key in `column`, each group in the result's order.
-    static func rows(_ statements: Statements, keys: [String], column: String,
+    static func rows(_ statements: Statements, keys: [String], shared: [SQLValue] = [], column: String,
                      on connection: any DatabaseConnection) async throws -> [String: [SQLRow]] {
-        let (sql, binds) = statements.binding(keys)
+        let (sql, binds) = statements.binding(keys, shared: shared)
         var rowsByKey: [String: [SQLRow]] = [:]
         for row in try await connection.query(sql, binds) { rowsByKey[try row.string(column), default: []].append(row) }
         return rowsByKey

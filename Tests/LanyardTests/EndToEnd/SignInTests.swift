@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LanyardEmulator
+import LanyardStore
 import LanyardSupport
 
 @Suite struct PostgresAvailabilityTests {
@@ -143,6 +144,80 @@ import LanyardSupport
             // Whether a sign-in wrote the time or found it written within the second, all answer the same one.
             #expect(times == [recorded])
             #expect(try Set(responses.map { try Session($0).userID }) == [first.userID])
+        }
+    }
+
+    /// Sign-ins of many people at once (their identity reads share queries on PostgreSQL): each lands in its own
+    /// account, an Apple and a Google account with the same subject are two people, and first sign-ins racing
+    /// each other create one account each.
+    @Test(arguments: TestDatabase.available)
+    func concurrentSignInsOfManyPeopleEachLandInTheirOwnAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var known: [String: String] = [:]
+            for person in 0..<12 {
+                known["apple shared-\(person)"] = try await server.signIn(.apple, sub: "shared-\(person)").userID
+                if person.isMultiple(of: 2) {
+                    known["google shared-\(person)"] = try await server.signIn(.google, sub: "shared-\(person)").userID
+                }
+            }
+            server.clock.advance(by: 5)
+            var tokens: [(key: String, provider: String, token: String)] = []
+            for person in 0..<12 {
+                tokens.append(("apple shared-\(person)", "apple", try server.idToken(.apple, sub: "shared-\(person)")))
+                if person.isMultiple(of: 2) {
+                    tokens.append(("google shared-\(person)", "google", try server.idToken(.google, sub: "shared-\(person)")))
+                }
+                if person < 6 { tokens.append(("google fresh-\(person)", "google", try server.idToken(.google, sub: "fresh-\(person)"))) }
+            }
+            let answers = try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
+                for _ in 0..<3 {
+                    for (key, provider, token) in tokens {
+                        group.addTask { (key, try await server.post("/v1/auth/signin/\(provider)", ["id_token": token])) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == tokens.count * 3)
+            var landed: [String: [Session]] = [:]
+            for (key, answer) in answers { landed[key, default: []].append(try Session(answer)) }
+            for (key, sessions) in landed {
+                let accounts = Set(sessions.map(\.userID))
+                #expect(accounts.count == 1, "\(key)")
+                if let account = known[key] {
+                    #expect(accounts == [account], "\(key)")
+                    #expect(sessions.filter(\.isNewUser).isEmpty, "\(key)")
+                } else {
+                    #expect(sessions.filter(\.isNewUser).count == 1, "\(key)")
+                }
+                #expect(sessions.allSatisfy { $0.linkedProviders == [String(key.prefix { $0 != " " })] }, "\(key)")
+            }
+            #expect(Set(landed.values.compactMap { $0.first?.userID }).count == landed.count)
+        }
+    }
+
+    /// The batched identity read itself, on both databases: each identity found with its own account, an unknown
+    /// one and another provider's account with the same subject left out, whatever the batch's size.
+    @Test(arguments: TestDatabase.available)
+    func oneQueryReadsManyIdentitiesEachWithItsOwnAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var accounts: [String: String] = [:]
+            for person in 0..<15 {
+                accounts["id-\(person)"] = try await server.signIn(.apple, sub: "id-\(person)").userID
+            }
+            _ = try await server.signIn(.google, sub: "google-only")
+            let subjects = Array(accounts.keys)
+            for batch in [[subjects[0]], Array(subjects[0..<2]) + ["google-only"], subjects + ["no-such-subject"]] {
+                let found = try await server.runtime.database.read {
+                    try await IdentityStore($0).findWithOwners(provider: "apple", providerUserIDs: batch)
+                }
+                #expect(Set(found.keys) == Set(batch).subtracting(["google-only", "no-such-subject"]))
+                for (subject, read) in found {
+                    #expect(read.identity.provider == "apple")
+                    #expect(read.identity.providerUserID == subject)
+                    #expect(read.owner.id == accounts[subject])
+                    #expect(read.ownerIdentities.map(\.id) == [read.identity.id])
+                }
+            }
         }
     }
 

@@ -24,4 +24,13 @@ import Testing
         let texts = Set((1...BatchedKeys.maximum).map { count in statements.binding((0..<count).map { "k\($0)" }).sql })
         #expect(texts.count == 5)
     }
+
+    @Test func valuesTheBatchSharesComeFirstAndTheKeysFollowThem() {
+        let shared = BatchedKeys.Statements(orderBy: "n", shared: 1) { key in "SELECT n FROM t WHERE p = $1 AND k = \(key)" }
+        #expect(shared.binding(["a"], shared: [.text("p")]) ==
+                ("SELECT n FROM t WHERE p = $1 AND k = $2 ORDER BY n", [.text("p"), .text("a")]))
+        let (sql, binds) = shared.binding(["a", "b", "c"], shared: [.text("p")])
+        #expect(sql.contains("k = $5") && !sql.contains("k = $1") && !sql.contains("$6"))
+        #expect(binds == [.text("p"), .text("a"), .text("b"), .text("c"), .text("")])
+    }
 }
