@@ -24,16 +24,29 @@ public struct Linking: Sendable {
         }
     }
 
+    /// What a link decides on: the account, its identities, and the identity's current owner if any.
+    typealias LinkRead = (user: UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)
+
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
                                  client: ClientInfo) async throws -> LinkResponse {
         let dependencies = self.dependencies
-        return try await dependencies.database.transactionRetryingConflicts { connection in
+        // On PostgreSQL the account came with the bearer check and the identity is read before the transaction,
+        // batched with sign-ins' (both were plain reads before `BEGIN` anyway); a retry reads them again inside.
+        var firstRead: FirstAttempt<LinkRead>?
+        if let account = caller.account, let batched = dependencies.identityOwners.batched(provider: provider.rawValue) {
+            let existing = try await batched.read(identity.subject)?.identity
+            firstRead = FirstAttempt((account.user, account.identities, existing))
+        }
+        return try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
             let now = dependencies.clock.now()
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
-            guard let (user, owned, existing) = try await users.findForLink(id: caller.userID, provider: provider.rawValue,
-                                                                            providerUserID: identity.subject),
-                  user.mergedInto == nil
+            let read: LinkRead? = if let prefetched = firstRead?.take() {
+                prefetched
+            } else {
+                try await users.findForLink(id: caller.userID, provider: provider.rawValue, providerUserID: identity.subject)
+            }
+            guard let (user, owned, existing) = read, user.mergedInto == nil
             else { throw LanyardError.unauthorized("This account no longer exists") }
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
             let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,

@@ -2,7 +2,6 @@ import Foundation
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
-import Synchronization
 
 /// `POST /v1/auth/signin/{provider}`.
 public struct SignInRequest: Sendable {
@@ -142,21 +141,4 @@ public struct SignIn: Sendable {
                                                                            mergedFrom: mergedFrom)
     }
 
-}
-
-/// A value read for a transaction's first attempt only; a retry reads again.
-private final class FirstAttempt<Value: Sendable>: Sendable {
-    private let value: Mutex<Value?>
-
-    init(_ value: Value) {
-        self.value = Mutex(value)
-    }
-
-    /// The value the first time, `nil` after.
-    func take() -> Value? {
-        value.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
-    }
 }

@@ -10,6 +10,9 @@ public struct Caller: Sendable {
     public var authTime: Date
     /// Set when this (anonymous) account was merged into another: its session ended with the merge.
     public var mergedInto: String?
+    /// The account with its identities as the session check read them, where that read includes them
+    /// (PostgreSQL's shared read); `nil` on SQLite. As current as a read at the start of the request can be.
+    public var account: SessionWithAccount?
 }
 
 /// Turns a bearer token into a `Caller`: signature and expiry, then the session in the database, so a revoked
@@ -35,7 +38,7 @@ public struct Authenticator: Sendable {
             throw LanyardError.unauthorized("This session has ended")
         }
         return try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
-                          ownerMergedInto: found.ownerMergedInto)
+                          ownerMergedInto: found.ownerMergedInto, account: found.account)
     }
 
     /// `authenticate` and the caller's account, read together (one query, batched on PostgreSQL:
@@ -46,22 +49,22 @@ public struct Authenticator: Sendable {
             throw LanyardError.unauthorized("This session has ended")
         }
         let caller = try caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
-                                ownerMergedInto: found.user.mergedInto)
+                                ownerMergedInto: found.user.mergedInto, account: found)
         guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
         return (caller, UserView(user: found.user, identities: found.identities))
     }
 
     /// The caller a verified token speaks for, given its session and the session's account as stored.
     private func caller(claims: AccessTokenClaims, session: SessionRecord, ownerIsAnonymous: Bool,
-                        ownerMergedInto: String?) throws -> Caller {
+                        ownerMergedInto: String?, account: SessionWithAccount?) throws -> Caller {
         guard session.userID == claims.sub else { throw LanyardError.unauthorized("This session has ended") }
         if let mergedInto = ownerMergedInto {
             return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
-                          mergedInto: mergedInto)
+                          mergedInto: mergedInto, account: account)
         }
         guard session.isActive(at: dependencies.clock.now()) else { throw LanyardError.unauthorized("This session has ended") }
         return Caller(userID: session.userID, sessionID: session.id, isAnonymous: ownerIsAnonymous,
-                      authTime: session.authTime, mergedInto: nil)
+                      authTime: session.authTime, mergedInto: nil, account: account)
     }
 
     /// Unlinking and deletion need a sign-in within `LANYARD_REAUTH_WINDOW`.

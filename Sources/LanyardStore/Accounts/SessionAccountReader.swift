@@ -12,12 +12,14 @@ public struct SessionAccountReader: Sendable {
     }
 
     /// The session with what every authenticated request needs of its account. On PostgreSQL this is the
-    /// batched read of `find` (the identities ride along unused: a query of its own would cost a round trip);
-    /// SQLite reads only what is needed.
-    public func findWithOwner(sessionID: String) async throws -> (session: SessionRecord, ownerIsAnonymous: Bool,
-                                                                  ownerMergedInto: String?)? {
+    /// batched read of `find`, and the account with its identities comes along (a query of its own would cost
+    /// a round trip); SQLite reads only what is needed.
+    public func findWithOwner(sessionID: String) async throws -> SessionOwner? {
         if sessions.isBatched {
-            return try await sessions.read(sessionID).map { ($0.session, $0.user.isAnonymous, $0.user.mergedInto) }
+            return try await sessions.read(sessionID).map { found in
+                SessionOwner(session: found.session, ownerIsAnonymous: found.user.isAnonymous,
+                             ownerMergedInto: found.user.mergedInto, account: found)
+            }
         }
         return try await database.read { connection in try await SessionStore(connection).findWithOwner(id: sessionID) }
     }

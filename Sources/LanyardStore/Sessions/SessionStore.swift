@@ -54,6 +54,15 @@ public struct SessionRecord: Sendable, Equatable {
     }
 }
 
+/// A session with what every authenticated request needs of its account.
+public struct SessionOwner: Sendable {
+    public var session: SessionRecord
+    public var ownerIsAnonymous: Bool
+    public var ownerMergedInto: String?
+    /// The account with its identities, where the read includes them (PostgreSQL's shared read); `nil` on SQLite.
+    public var account: SessionWithAccount?
+}
+
 /// The `sessions` table: one row per signed-in device.
 public struct SessionStore: Sendable {
     let connection: any DatabaseConnection
@@ -83,12 +92,13 @@ public struct SessionStore: Sendable {
     }
 
     /// The session with what every authenticated request needs of its account, in one query.
-    public func findWithOwner(id: String) async throws -> (session: SessionRecord, ownerIsAnonymous: Bool, ownerMergedInto: String?)? {
+    public func findWithOwner(id: String) async throws -> SessionOwner? {
         guard let row = try await connection.first("""
             SELECT s.*, u.is_anonymous AS owner_is_anonymous, u.merged_into AS owner_merged_into
             FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1
             """, [.text(id)]) else { return nil }
-        return (try SessionRecord(row: row), try row.bool("owner_is_anonymous"), try row.optionalString("owner_merged_into"))
+        return SessionOwner(session: try SessionRecord(row: row), ownerIsAnonymous: try row.bool("owner_is_anonymous"),
+                            ownerMergedInto: try row.optionalString("owner_merged_into"), account: nil)
     }
 
     /// The account's sessions that are neither revoked nor expired, newest first.

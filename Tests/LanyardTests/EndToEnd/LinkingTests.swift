@@ -182,6 +182,31 @@ import LanyardStore
         }
     }
 
+    /// A double tap, and a second Google account in the same instant: one link wins, the others are told why not.
+    @Test(arguments: TestDatabase.available)
+    func oneAccountRacingToLinkLinksOnceAndExplainsTheRest(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "double-tap")
+            let same = try server.idToken(.google, sub: "double-tap-google")
+            let other = try server.idToken(.google, sub: "double-tap-other-google")
+            let answers = try await withThrowingTaskGroup(of: (String, TestResponse).self) { group in
+                for index in 0..<10 {
+                    let token = index == 5 ? other : same
+                    group.addTask { (token, try await server.post("/v1/auth/link/google", ["id_token": token], bearer: ada.accessToken)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let winners = answers.filter { $0.1.status == 200 }
+            #expect(winners.count == 1)
+            let winner = try #require(winners.first?.0)
+            for (token, answer) in answers where answer.status != 200 {
+                #expect(answer.errorReason == (token == winner ? "already_linked" : "provider_already_linked"))
+            }
+            let me = try await server.get("/v1/users/me", bearer: ada.accessToken)
+            #expect(me.json["linked_providers"] as? [String] == ["apple", "google"])
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func manyAccountsRacingToLinkOneIdentityLeaveItOnOne(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
