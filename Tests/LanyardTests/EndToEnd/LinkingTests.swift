@@ -261,17 +261,8 @@ import LanyardStore
                 let sub = "apple-racing-deletion-\(round)"
                 let doomed = try await server.signIn(.apple, sub: sub)
                 let token = try server.idToken(.apple, sub: sub)
-                let (deletion, signIns) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
-                    for index in 0..<24 {
-                        group.addTask { (nil, try await server.post("/v1/auth/signin/apple", ["id_token": token])) }
-                        if index == 8 {
-                            group.addTask { (try await server.delete("/v1/users/me", bearer: doomed.accessToken), nil) }
-                        }
-                    }
-                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
-                        if let deletion = answer.0 { result.0 = deletion }
-                        if let signIn = answer.1 { result.1.append(signIn) }
-                    }
+                let (deletion, signIns) = try await server.racingDeletion(by: doomed, count: 24, deletingAfter: 8) { _ in
+                    try await server.post("/v1/auth/signin/apple", ["id_token": token])
                 }
                 #expect(deletion?.status == 204)
                 #expect(signIns.map(\.status) == Array(repeating: 200, count: 24), "\(signIns.map(\.text).filter { !$0.contains("access_token") })")
@@ -295,17 +286,8 @@ import LanyardStore
                 for _ in 0..<24 { devices.append(try await server.signIn(.google, sub: sub)) }
                 let doomed = devices[0]
                 let refreshes = devices.map(\.refreshToken)
-                let (deletion, answers) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
-                    for (index, token) in refreshes.enumerated() {
-                        group.addTask { (nil, try await server.refresh(token)) }
-                        if index == 8 {
-                            group.addTask { (try await server.delete("/v1/users/me", bearer: doomed.accessToken), nil) }
-                        }
-                    }
-                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
-                        if let deletion = answer.0 { result.0 = deletion }
-                        if let refresh = answer.1 { result.1.append(refresh) }
-                    }
+                let (deletion, answers) = try await server.racingDeletion(by: doomed, count: refreshes.count, deletingAfter: 8) { index in
+                    try await server.refresh(refreshes[index])
                 }
                 #expect(deletion?.status == 204)
                 let unexpected = answers.filter { $0.status != 200 && $0.errorCode != "INVALID_REFRESH_TOKEN" }
@@ -327,20 +309,8 @@ import LanyardStore
                 let doomed = try await server.signIn(.apple, sub: sub)
                 let deleter = try await server.signIn(.apple, sub: sub)
                 let token = try server.idToken(.apple, sub: sub)
-                let (deletion, answers) = try await withThrowingTaskGroup(of: (TestResponse?, TestResponse?).self) { group in
-                    for index in 0..<16 {
-                        group.addTask {
-                            (nil, try await server.post("/v1/auth/reauthenticate/apple", ["id_token": token],
-                                                        bearer: doomed.accessToken))
-                        }
-                        if index == 6 {
-                            group.addTask { (try await server.delete("/v1/users/me", bearer: deleter.accessToken), nil) }
-                        }
-                    }
-                    return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
-                        if let deletion = answer.0 { result.0 = deletion }
-                        if let reauthentication = answer.1 { result.1.append(reauthentication) }
-                    }
+                let (deletion, answers) = try await server.racingDeletion(by: deleter, count: 16, deletingAfter: 6) { _ in
+                    try await server.post("/v1/auth/reauthenticate/apple", ["id_token": token], bearer: doomed.accessToken)
                 }
                 #expect(deletion?.status == 204)
                 let unexpected = answers.filter { $0.status != 200 && $0.errorCode != "UNAUTHORIZED" }

@@ -169,6 +169,24 @@ struct TestServer: Sendable {
         }
     }
 
+    /// Sends `count` requests at once and, among them after the first `deletingAfter`, the deletion of
+    /// `deleter`'s account; the deletion's answer and the requests' answers, in the order they arrived.
+    func racingDeletion(by deleter: Session, count: Int, deletingAfter: Int,
+                        _ send: @escaping @Sendable (Int) async throws -> TestResponse) async throws
+        -> (deletion: TestResponse?, answers: [TestResponse]) {
+        try await withThrowingTaskGroup(of: (isDeletion: Bool, TestResponse).self) { group in
+            for index in 0..<count {
+                group.addTask { (false, try await send(index)) }
+                if index == deletingAfter {
+                    group.addTask { (true, try await self.delete("/v1/users/me", bearer: deleter.accessToken)) }
+                }
+            }
+            return try await group.reduce(into: (TestResponse?.none, [TestResponse]())) { result, answer in
+                if answer.isDeletion { result.0 = answer.1 } else { result.1.append(answer.1) }
+            }
+        }
+    }
+
     func anonymous() async throws -> Session {
         try Session(try await post("/v1/auth/anonymous"))
     }
