@@ -13,6 +13,8 @@ public struct CoreDependencies: Sendable {
     let refreshTargets: BatchedRead<RefreshTarget>
     /// A sign-in's identity with its account, by provider and subject; batched on PostgreSQL.
     let identityOwners: IdentityOwnerReader
+    /// Refresh-token rotations, batched on PostgreSQL.
+    let refreshRotations: RefreshRotations
     public let clock: any LanyardClock
     public let random: any RandomSource
     public let accessTokens: AccessTokens
@@ -34,6 +36,7 @@ public struct CoreDependencies: Sendable {
             try await RefreshTokenStore(connection).findForRefresh(tokenHashes: hashes)
         }
         self.identityOwners = IdentityOwnerReader(database: database, providers: Provider.allCases.map(\.rawValue))
+        self.refreshRotations = RefreshRotations(database: database)
         self.clock = clock
         self.random = random
         self.accessTokens = accessTokens

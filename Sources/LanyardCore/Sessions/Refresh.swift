@@ -56,24 +56,17 @@ public struct Refresh: Sendable {
         }
     }
 
-    /// Stores the rotation: the presented token used, its successor stored, the session extended.
+    /// Stores the rotation: the presented token used, its successor stored, the session extended (shared with
+    /// concurrent refreshes' rotations on PostgreSQL, `RefreshRotations`).
     private func rotate(_ target: RefreshTarget, to successor: String, at now: Date,
                         answering issued: Outcome) async throws -> Outcome {
-        let dependencies = self.dependencies
-        do {
-            // Idempotent, so retried when a concurrent write (the account's deletion) made it deadlock.
-            return try await dependencies.database.transactionRetryingConflicts { connection in
-                try await RefreshTokenStore(connection).rotate(target.token.tokenHash, to: RefreshTokens.hash(successor),
-                                                               sessionID: target.session.id, at: now,
-                                                               sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
-                if UserStore.activityIsStale(target.owner.lastActiveAt, at: now) {
-                    try await UserStore(connection).markActive(id: target.session.userID, at: now)
-                }
-                return issued
-            }
-        } catch StoreError.foreignKeyViolation {
-            // The account, and the session with it, was deleted since the read: the successor would have no session.
-            throw LanyardError.invalidRefreshToken
-        }
+        let rotation = Rotation(tokenHash: target.token.tokenHash, successorHash: RefreshTokens.hash(successor),
+                                sessionID: target.session.id, date: now,
+                                sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
+        let marksActive = UserStore.activityIsStale(target.owner.lastActiveAt, at: now)
+        // False when the account, and the session with it, was deleted since the read.
+        guard try await dependencies.refreshRotations.rotate(rotation, markingActive: marksActive ? target.session.userID : nil)
+        else { throw LanyardError.invalidRefreshToken }
+        return issued
     }
 }

@@ -44,25 +44,17 @@ public struct RefreshTokenStore: Sendable {
         """
     }
 
-    /// Rotates: the presented token is marked used, its successor stored, and the session extended. One
-    /// statement on PostgreSQL, held back (`enqueueWrite`): a refresh's transaction is this one statement, without
-    /// `BEGIN`. Three statements on SQLite. Running it twice changes nothing more: the
-    /// token keeps its first rotation time, the successor is stored once.
-    public func rotate(_ tokenHash: String, to successorHash: String, sessionID: String, at date: Date,
-                       sessionExpiresAt: Date) async throws {
-        let binds: [SQLValue] = [.text(tokenHash), .text(successorHash), .date(date), .text(sessionID), .date(sessionExpiresAt)]
+    /// Rotates: the presented token is marked used, its successor stored, and the session extended. Running it
+    /// twice changes nothing more: the token keeps its first rotation time, the successor is stored once.
+    /// Held back (`enqueueWrite`): on PostgreSQL one statement, so a refresh's transaction is that statement,
+    /// without `BEGIN`; three on SQLite.
+    /// - Throws: `StoreError.foreignKeyViolation` when the session is gone (deleted with its account).
+    public func rotate(_ rotation: Rotation) async throws {
         switch connection.dialect {
         case .postgres:
-            try await connection.enqueueWrite("""
-                WITH rotated AS (
-                    UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL
-                ), successor AS (
-                    INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($2, $4, $3)
-                    ON CONFLICT (token_hash) DO NOTHING
-                )
-                UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4
-                """, binds)
+            try await rotate([rotation])
         case .sqlite:
+            let binds = rotation.binds
             try await connection.enqueueWrite("UPDATE refresh_tokens SET rotated_at = $3 WHERE token_hash = $1 AND rotated_at IS NULL",
                                               Array(binds[0..<3]))
             try await connection.enqueueWrite("""
@@ -71,6 +63,61 @@ public struct RefreshTokenStore: Sendable {
                 """, Array(binds[0..<4]))
             try await connection.enqueueWrite("UPDATE sessions SET refreshed_at = $3, expires_at = $5 WHERE id = $4", binds)
         }
+    }
+
+    /// Up to `BatchedKeys.maximum` distinct rotations in one statement (PostgreSQL: `RefreshRotations` batches
+    /// concurrent refreshes' rotations), all or none.
+    /// - Throws: `StoreError.foreignKeyViolation` when a session is gone; `StoreError.serializationFailure`
+    ///   when two batches touching the same sessions deadlocked.
+    public func rotate(_ rotations: [Rotation]) async throws {
+        precondition(connection.dialect == .postgres && (1...BatchedKeys.maximum).contains(rotations.count))
+        try await connection.enqueueWrite(Self.rotationStatements[rotations.count - 1], rotations.flatMap(\.binds))
+    }
+
+    /// The rotation statement for 1 to `BatchedKeys.maximum` rotations, each row of `input` one of them.
+    private static let rotationStatements: [String] = (1...BatchedKeys.maximum).map { count in
+        let rows = (0..<count).map { row in
+            "(" + (1...Rotation.bindCount).map { "$\(row * Rotation.bindCount + $0)" }.joined(separator: ", ") + ")"
+        }
+        return """
+            WITH input (token_hash, successor_hash, at, session_id, expires_at) AS (
+                VALUES \(rows.joined(separator: ",\n       "))
+            ), rotated AS (
+                UPDATE refresh_tokens t SET rotated_at = input.at FROM input
+                WHERE t.token_hash = input.token_hash AND t.rotated_at IS NULL
+            ), successor AS (
+                INSERT INTO refresh_tokens (token_hash, session_id, created_at)
+                SELECT successor_hash, session_id, at FROM input
+                ON CONFLICT (token_hash) DO NOTHING
+            )
+            UPDATE sessions s SET refreshed_at = input.at, expires_at = input.expires_at FROM input
+            WHERE s.id = input.session_id
+            """
+    }
+}
+
+/// One refresh's writes: `tokenHash` marked used at `date`, `successorHash` stored for the same session, the
+/// session extended to `sessionExpiresAt`.
+public struct Rotation: Hashable, Sendable {
+    public var tokenHash: String
+    public var successorHash: String
+    public var sessionID: String
+    public var date: Date
+    public var sessionExpiresAt: Date
+
+    public init(tokenHash: String, successorHash: String, sessionID: String, date: Date, sessionExpiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.successorHash = successorHash
+        self.sessionID = sessionID
+        self.date = date
+        self.sessionExpiresAt = sessionExpiresAt
+    }
+
+    static let bindCount = 5
+
+    /// `$1` token, `$2` successor, `$3` time, `$4` session, `$5` session expiry.
+    var binds: [SQLValue] {
+        [.text(tokenHash), .text(successorHash), .date(date), .text(sessionID), .date(sessionExpiresAt)]
     }
 }
 

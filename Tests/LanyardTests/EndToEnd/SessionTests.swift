@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LanyardCore
 import LanyardStore
 
 @Suite struct RefreshTests {
@@ -57,6 +58,48 @@ import LanyardStore
             }
             #expect(answers[23]?.errorCode == "INVALID_REFRESH_TOKEN")
             #expect(answers[24]?.errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    /// Rotations stored together (one statement on PostgreSQL): each token rotated into its own session, one
+    /// token's two rotations stored once, and a rotation whose session is gone refused without failing the rest.
+    @Test(arguments: TestDatabase.available)
+    func rotationsStoredTogetherEachRotateTheirOwnToken(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            var sessions: [Session] = []
+            for person in 0..<12 { sessions.append(try await server.signIn(.google, sub: "rotated-\(person)")) }
+            let doomed = try await server.signIn(.apple, sub: "rotated-doomed")
+            let now = server.clock.now()
+            func rotation(_ session: Session, at date: Date) throws -> Rotation {
+                Rotation(tokenHash: RefreshTokens.hash(session.refreshToken),
+                         successorHash: RefreshTokens.hash("successor of " + session.refreshToken),
+                         sessionID: try #require(session.claims["sid"] as? String), date: date,
+                         sessionExpiresAt: date.addingTimeInterval(3600))
+            }
+            let rotations = try sessions.map { try rotation($0, at: now) }
+                + [try rotation(sessions[0], at: now.addingTimeInterval(0.001)), try rotation(doomed, at: now)]
+            #expect(try await server.delete("/v1/users/me", bearer: doomed.accessToken).status == 204)
+
+            let rotator = RefreshRotations(database: server.runtime.database)
+            let stored = try await withThrowingTaskGroup(of: (Rotation, Bool).self) { group in
+                for rotation in rotations { group.addTask { (rotation, try await rotator.rotate(rotation, markingActive: nil)) } }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            #expect(stored.filter { !$0.value }.map(\.key.sessionID) == [rotations.last?.sessionID])
+            let targets = try await server.runtime.database.read { connection in
+                try await RefreshTokenStore(connection).findForRefresh(tokenHashes: rotations.dropLast().map(\.successorHash))
+            }
+            #expect(targets.count == sessions.count)
+            for rotation in rotations.dropLast() {
+                #expect(targets[rotation.successorHash]?.session.id == rotation.sessionID)
+                #expect(targets[rotation.successorHash]?.session.expiresAt == rotation.sessionExpiresAt
+                        || rotation.tokenHash == rotations[0].tokenHash)
+            }
+            let used = try await server.runtime.database.read { connection in
+                try await RefreshTokenStore(connection).findForRefresh(tokenHashes: Array(Set(rotations.dropLast().map(\.tokenHash))))
+            }
+            #expect(used.count == sessions.count)
+            #expect(used.values.allSatisfy { $0.token.rotatedAt != nil })
         }
     }
 
