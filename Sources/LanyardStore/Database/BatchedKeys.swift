@@ -1,4 +1,4 @@
-/// The statements of a batched read (`ReadBatcher`): the single-key query, and 2, 4, 8 or `maximum` copies of
+/// The statements of a batched read (`BatchedRead`): the single-key query, and 2, 4, 8 or `maximum` copies of
 /// it joined by `UNION ALL`, so a batched read has five statement texts whatever its size (each prepared once
 /// per connection). A batch takes the smallest that holds it; its unused places hold an empty key, which
 /// matches nothing.
@@ -13,6 +13,16 @@ public enum BatchedKeys {
     /// Batches of one read sent at once, each on a connection of its own: two keep PostgreSQL busy and the
     /// batches full (1, 4 and 8 were measured too, BENCHMARKS.md step 33).
     static let batchesInFlight = 2
+
+    /// A batcher of these sizes where a round trip costs far more than the rows it carries (PostgreSQL); `nil`
+    /// where statements run in-process (SQLite), and waiting for company would only add latency.
+    static func batcher<Key, Value>(on database: any Database,
+                                    _ run: @escaping RequestBatcher<Key, Value>.Run) -> RequestBatcher<Key, Value>? {
+        switch database.dialect {
+        case .sqlite: nil
+        case .postgres: RequestBatcher(maximumBatch: maximum, maximumInFlight: batchesInFlight, run: run)
+        }
+    }
 
     /// A batched read's statements, by how many keys each holds.
     public struct Statements: Sendable {

@@ -1,5 +1,5 @@
 /// A read of one row set by key, which PostgreSQL batches with the reads of other keys arriving meanwhile
-/// (`ReadBatcher`: a round trip costs far more than the rows) and SQLite, which reads in-process, sends alone
+/// (`RequestBatcher`: a round trip costs far more than the rows) and SQLite, which reads in-process, sends alone
 /// (waiting for company would only add latency).
 public struct BatchedRead<Value: Sendable>: Sendable {
     /// Reads up to `BatchedKeys.maximum` distinct keys; a key left out reads as `nil`.
@@ -7,18 +7,13 @@ public struct BatchedRead<Value: Sendable>: Sendable {
 
     private let database: any Database
     private let fetch: Fetch
-    private let batcher: ReadBatcher<String, Value>?
+    private let batcher: RequestBatcher<String, Value>?
 
     public init(database: any Database, fetch: @escaping Fetch) {
         self.database = database
         self.fetch = fetch
-        switch database.dialect {
-        case .sqlite:
-            batcher = nil
-        case .postgres:
-            batcher = ReadBatcher(maximumBatch: BatchedKeys.maximum, maximumInFlight: BatchedKeys.batchesInFlight) { keys in
-                try await database.read { connection in try await fetch(connection, keys) }
-            }
+        batcher = BatchedKeys.batcher(on: database) { keys in
+            try await database.read { connection in try await fetch(connection, keys) }
         }
     }
 
@@ -26,7 +21,7 @@ public struct BatchedRead<Value: Sendable>: Sendable {
     public var isBatched: Bool { batcher != nil }
 
     public func read(_ key: String) async throws -> Value? {
-        if let batcher { return try await batcher.read(key) }
+        if let batcher { return try await batcher.run(key) }
         let fetch = self.fetch
         return try await database.read { connection in try await fetch(connection, [key])[key] }
     }

@@ -1,31 +1,26 @@
 /// Stores refresh-token rotations. On PostgreSQL the rotations of concurrent refreshes share one statement
-/// (`ReadBatcher`'s group commit, here for writes: each batch is one atomic statement). A rotation is
+/// (`RequestBatcher`, group commit: each batch is one atomic statement). A rotation is
 /// idempotent, so when a batch fails because of one of its rotations (a session deleted with its account since
 /// its refresh read it, or a deadlock with another batch touching the same sessions), each rotation is stored
 /// again alone and only that one fails. SQLite stores each in its own transaction, under its group commit.
 public struct RefreshRotations: Sendable {
     private let database: any Database
-    private let batcher: ReadBatcher<Rotation, Bool>?
+    private let batcher: RequestBatcher<Rotation, Bool>?
 
     public init(database: any Database) {
         self.database = database
-        switch database.dialect {
-        case .sqlite:
-            batcher = nil
-        case .postgres:
-            batcher = ReadBatcher(maximumBatch: BatchedKeys.maximum, maximumInFlight: BatchedKeys.batchesInFlight) { rotations in
-                if rotations.count > 1 {
-                    do {
-                        try await database.transaction { try await RefreshTokenStore($0).rotate(rotations) }
-                        return Dictionary(rotations.map { ($0, true) }, uniquingKeysWith: { first, _ in first })
-                    } catch let error as StoreError where error.isConflict {
-                        // Stored again one by one below: only the rotation that made the batch fail fails.
-                    }
+        batcher = BatchedKeys.batcher(on: database) { rotations in
+            if rotations.count > 1 {
+                do {
+                    try await database.transaction { try await RefreshTokenStore($0).rotate(rotations) }
+                    return Dictionary(rotations.map { ($0, true) }, uniquingKeysWith: { first, _ in first })
+                } catch let error as StoreError where error.isConflict {
+                    // Stored again one by one below: only the rotation that made the batch fail fails.
                 }
-                var stored: [Rotation: Bool] = [:]
-                for rotation in rotations { stored[rotation] = try await Self.storeAlone(rotation, in: database) }
-                return stored
             }
+            var stored: [Rotation: Bool] = [:]
+            for rotation in rotations { stored[rotation] = try await Self.storeAlone(rotation, in: database) }
+            return stored
         }
     }
 
@@ -33,7 +28,7 @@ public struct RefreshRotations: Sendable {
     /// - Returns: false when the session is gone: deleted, with its account, since the refresh read it.
     public func rotate(_ rotation: Rotation, markingActive activeUserID: String?) async throws -> Bool {
         if let batcher {
-            guard try await batcher.read(rotation) == true else { return false }
+            guard try await batcher.run(rotation) == true else { return false }
             // Once a minute per account at most (`UserStore.activityIsStale`): not worth a place in the batch.
             if let activeUserID {
                 try await database.transaction { try await UserStore($0).markActive(id: activeUserID, at: rotation.date) }

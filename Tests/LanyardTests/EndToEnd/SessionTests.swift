@@ -36,7 +36,7 @@ import LanyardStore
         }
     }
 
-    /// On PostgreSQL concurrent refreshes read their tokens in shared queries (`ReadBatcher`): each must still
+    /// On PostgreSQL concurrent refreshes read their tokens in shared queries (`RequestBatcher`): each must still
     /// rotate its own token in its own session, and a signed-out session's or an unknown token be refused.
     @Test(arguments: TestDatabase.available)
     func concurrentRefreshesOfManySessionsEachRotateTheirOwn(database: TestDatabase) async throws {
@@ -210,7 +210,7 @@ import LanyardStore
         }
     }
 
-    /// On PostgreSQL concurrent `me` reads are answered by shared queries (`ReadBatcher`): each caller must
+    /// On PostgreSQL concurrent `me` reads are answered by shared queries (`RequestBatcher`): each caller must
     /// still get exactly its own account, with its identities in link order, and a signed-out session its 401.
     @Test(arguments: TestDatabase.available)
     func concurrentReadsOfManyAccountsEachSeeTheirOwn(database: TestDatabase) async throws {

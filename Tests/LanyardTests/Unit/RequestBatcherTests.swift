@@ -3,7 +3,7 @@ import Testing
 @testable import LanyardStore
 
 /// The batching rule behind `GET /v1/users/me` on PostgreSQL, with a fetch that records what it was asked.
-@Suite struct ReadBatcherTests {
+@Suite struct RequestBatcherTests {
     /// A fetch that answers every key with its uppercased self, except the ones it is told to leave out, and
     /// can be held until released.
     final class RecordingFetch: Sendable {
@@ -44,8 +44,8 @@ import Testing
         }
     }
 
-    func batcher(_ fetch: RecordingFetch, batch: Int = 16, inFlight: Int = 1) -> ReadBatcher<String, String> {
-        ReadBatcher(maximumBatch: batch, maximumInFlight: inFlight) { try await fetch($0) }
+    func batcher(_ fetch: RecordingFetch, batch: Int = 16, inFlight: Int = 1) -> RequestBatcher<String, String> {
+        RequestBatcher(maximumBatch: batch, maximumInFlight: inFlight) { try await fetch($0) }
     }
 
     /// Waits (yielding, bounded) until `condition` holds.
@@ -57,21 +57,21 @@ import Testing
     @Test func aLoneReadIsSentAtOnceAndAlone() async throws {
         let fetch = RecordingFetch()
         let batcher = batcher(fetch)
-        #expect(try await batcher.read("a") == "A")
-        #expect(try await batcher.read("b") == "B")
+        #expect(try await batcher.run("a") == "A")
+        #expect(try await batcher.run("b") == "B")
         #expect(fetch.batches == [["a"], ["b"]])
     }
 
     /// Reads `first`, holds its batch in flight until every read of `queued` waits, then lets them all go;
     /// the answers in the order given, `first`'s first.
-    func readsQueuedBehindABusyBatch(_ batcher: ReadBatcher<String, String>, _ fetch: RecordingFetch, first: String,
+    func readsQueuedBehindABusyBatch(_ batcher: RequestBatcher<String, String>, _ fetch: RecordingFetch, first: String,
                                      queued: [String]) async throws -> [Result<String?, any Error>] {
         fetch.hold()
-        async let firstAnswer = Self.outcome { try await batcher.read(first) }
+        async let firstAnswer = Self.outcome { try await batcher.run(first) }
         try await eventually { fetch.batches.count == 1 }
         var answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
             for (index, key) in queued.enumerated() {
-                group.addTask { (index, await Self.outcome { try await batcher.read(key) }) }
+                group.addTask { (index, await Self.outcome { try await batcher.run(key) }) }
             }
             try await eventually { batcher.waitingCount == queued.count }
             #expect(fetch.batches.count == 1)
@@ -106,8 +106,8 @@ import Testing
 
     @Test func aKeyTheFetchLeavesOutReadsAsNothing() async throws {
         let batcher = batcher(RecordingFetch(missing: ["gone"]))
-        #expect(try await batcher.read("gone") == nil)
-        #expect(try await batcher.read("here") == "HERE")
+        #expect(try await batcher.run("gone") == nil)
+        #expect(try await batcher.run("here") == "HERE")
     }
 
     @Test func aFailedBatchFailsOnlyTheReadsInIt() async throws {
@@ -118,7 +118,7 @@ import Testing
         #expect(throws: TestSetupError.self) { try answers[1].get() }
         #expect(try answers[2].get() == "Y")
         // A failure leaves the batcher working.
-        #expect(try await batcher.read("z") == "Z")
+        #expect(try await batcher.run("z") == "Z")
     }
 
     @Test func noMoreBatchesRunAtOnceThanAllowedAndEveryReadIsAnswered() async throws {
@@ -127,7 +127,7 @@ import Testing
         let answers = try await withThrowingTaskGroup(of: (String, String?).self) { group in
             for index in 0..<200 {
                 let key = "k\(index % 50)"
-                group.addTask { (key, try await batcher.read(key)) }
+                group.addTask { (key, try await batcher.run(key)) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

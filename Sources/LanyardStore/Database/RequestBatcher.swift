@@ -1,15 +1,16 @@
 import Synchronization
 
-/// Coalesces concurrent point reads into batched reads: the read that finds fewer than `maximumInFlight`
-/// batches running sends at once, with every key waiting at that moment; reads that arrive while the
-/// batches are full wait for the next one, which is sent as soon as one returns. Alone, a read is sent at
-/// once and waits for nothing; under load, one query answers many requests.
+/// Coalesces concurrent keyed requests into batches: the request that finds fewer than `maximumInFlight`
+/// batches running sends at once, with every key waiting at that moment; requests that arrive while the
+/// batches are full wait for the next one, which is sent as soon as one returns. Alone, a request is sent at
+/// once and waits for nothing; under load, one statement answers many requests.
 ///
-/// This is group commit for reads. On PostgreSQL every statement costs a round trip, two thread wake-ups on
-/// our side and executor start-up on the server's, whatever it reads; a batch pays them once. A batched read
-/// is sent after every request in it arrived, so it is as fresh as the same read sent alone.
-public final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    public typealias Fetch = @Sendable ([Key]) async throws -> [Key: Value]
+/// This is group commit, for point reads (`BatchedRead`) and for idempotent writes (`RefreshRotations`). On
+/// PostgreSQL every statement costs a round trip, two thread wake-ups on our side and executor start-up on the
+/// server's, whatever it does; a batch pays them once. A batch is sent after every request in it arrived, so a
+/// batched read is as fresh as the same read sent alone.
+public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    public typealias Run = @Sendable ([Key]) async throws -> [Key: Value]
 
     private struct Waiter {
         let key: Key
@@ -23,19 +24,19 @@ public final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     public let maximumBatch: Int
     public let maximumInFlight: Int
-    private let fetch: Fetch
+    private let runBatch: Run
     private let state = Mutex(State())
 
-    /// `fetch` answers a batch of distinct keys (at most `maximumBatch`); a key it leaves out reads as `nil`.
-    public init(maximumBatch: Int, maximumInFlight: Int, fetch: @escaping Fetch) {
+    /// `run` answers a batch of distinct keys (at most `maximumBatch`); a key it leaves out is answered `nil`.
+    public init(maximumBatch: Int, maximumInFlight: Int, run: @escaping Run) {
         precondition(maximumBatch > 0 && maximumInFlight > 0, "a batch and the batches in flight hold at least one")
         self.maximumBatch = maximumBatch
         self.maximumInFlight = maximumInFlight
-        self.fetch = fetch
+        self.runBatch = run
     }
 
-    /// The value stored for `key`, read in a batch with whatever else is waiting.
-    public func read(_ key: Key) async throws -> Value? {
+    /// The answer for `key`, run in a batch with whatever else is waiting.
+    public func run(_ key: Key) async throws -> Value? {
         try await withCheckedThrowingContinuation { continuation in
             let leads = state.withLock { state -> Bool in
                 state.waiting.append(Waiter(key: key, continuation: continuation))
@@ -47,7 +48,7 @@ public final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// Reads waiting for a place in a batch (for tests).
+    /// Requests waiting for a place in a batch (for tests).
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Sends batches until nobody is waiting, then gives its place in flight back.
@@ -85,7 +86,7 @@ public final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Senda
         var seen = Set<Key>()
         for waiter in batch where seen.insert(waiter.key).inserted { keys.append(waiter.key) }
         do {
-            let values = try await fetch(keys)
+            let values = try await runBatch(keys)
             for waiter in batch { waiter.continuation.resume(returning: values[waiter.key]) }
         } catch {
             for waiter in batch { waiter.continuation.resume(throwing: error) }
