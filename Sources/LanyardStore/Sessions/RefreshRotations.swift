@@ -27,29 +27,24 @@ public struct RefreshRotations: Sendable {
     /// Stores `rotation`, and marks the account active when `activeUserID` is given (at the rotation's time).
     /// - Returns: false when the session is gone: deleted, with its account, since the refresh read it.
     public func rotate(_ rotation: Rotation, markingActive activeUserID: String?) async throws -> Bool {
-        if let batcher {
-            guard try await batcher.run(rotation) == true else { return false }
-            // Once a minute per account at most (`UserStore.activityIsStale`): not worth a place in the batch.
-            if let activeUserID {
-                try await database.transaction { try await UserStore($0).markActive(id: activeUserID, at: rotation.date) }
-            }
-            return true
+        guard let batcher else { return try await Self.storeAlone(rotation, markingActive: activeUserID, in: database) }
+        guard try await batcher.run(rotation) == true else { return false }
+        // Once a minute per account at most (`UserStore.activityIsStale`): not worth a place in the batch.
+        if let activeUserID {
+            try await database.transaction { try await UserStore($0).markActive(id: activeUserID, at: rotation.date) }
         }
+        return true
+    }
+
+    /// One rotation in a transaction of its own (with the account's activity, if given), retried after a deadlock.
+    /// - Returns: false when the session is gone.
+    private static func storeAlone(_ rotation: Rotation, markingActive activeUserID: String? = nil,
+                                   in database: any Database) async throws -> Bool {
         do {
             try await database.transactionRetryingConflicts { connection in
                 try await RefreshTokenStore(connection).rotate(rotation)
                 if let activeUserID { try await UserStore(connection).markActive(id: activeUserID, at: rotation.date) }
             }
-            return true
-        } catch StoreError.foreignKeyViolation {
-            return false
-        }
-    }
-
-    /// One rotation in a statement of its own, retried after a deadlock.
-    private static func storeAlone(_ rotation: Rotation, in database: any Database) async throws -> Bool {
-        do {
-            try await database.transactionRetryingConflicts { try await RefreshTokenStore($0).rotate(rotation) }
             return true
         } catch StoreError.foreignKeyViolation {
             return false
