@@ -15,6 +15,7 @@ public final class PostgresDatabase: Database {
     /// Statement names, or `nil` when the URL says `prepared_statements=off`.
     private let statements: PreparedStatements?
     private let shapes = StatementShapes()
+    private let groupCommit: GroupCommit
 
     /// - Parameter connections: the pool's fixed size. Every connection is opened at start and kept, and idle
     ///   connections are not pinged: postgres-nio schedules a timer task on every release of a connection
@@ -67,41 +68,47 @@ public final class PostgresDatabase: Database {
         self.statements = statements
         self.client = client
         self.logger = logger
+        groupCommit = GroupCommit(shapes: shapes) { [shapes] body in
+            try await Self.read(client: client, logger: logger, statements: statements, shapes: shapes, body)
+        }
         self.runTask = Task { await client.run() }
     }
 
     /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard's transactions run at read
     /// committed (said in each `BEGIN`, whatever the server's default), where each statement reads the latest
     /// committed rows whether or not a transaction is open, so plain reads before the first write mean the
-    /// same outside one. With writes held back (`enqueueWrite`), a sign-in is then a read and one atomic
-    /// statement: no `BEGIN`, no `COMMIT`.
+    /// same outside one. With writes held back (`enqueueWrite`), a sign-in is then one atomic statement: no
+    /// `BEGIN`, no `COMMIT`, and no connection of its own (`ConnectionLease`): it is committed with other
+    /// transactions' (`GroupCommit`).
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let logger = self.logger
+        let lease = ConnectionLease(client: client)
+        defer { lease.release() }
+        let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
         return try await Self.mappingErrors {
-            try await client.withConnection { connection in
-                try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-                    let handle = Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
-                                        inTransaction: true)
-                    do {
-                        let result = try await body(handle)
-                        try await handle.commit()
-                        return result
-                    } catch {
-                        await handle.rollback()
-                        throw error
-                    }
-                }
+            do {
+                let result = try await body(handle)
+                try await handle.commit()
+                return result
+            } catch {
+                await handle.rollback()
+                throw error
             }
         }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let logger = self.logger
-        return try await Self.mappingErrors {
+        try await Self.read(client: client, logger: logger, statements: statements, shapes: shapes, body)
+    }
+
+    /// Runs `body` on a pool connection outside any transaction, on the connection's event loop.
+    private static func read<T: Sendable>(client: PostgresClient, logger: Logger, statements: PreparedStatements?,
+                                          shapes: StatementShapes,
+                                          _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await mappingErrors {
             try await client.withConnection { connection in
                 try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-                    try await body(Handle(connection: connection, logger: logger, statements: statements, shapes: shapes,
-                                          inTransaction: false))
+                    try await body(Handle(lease: ConnectionLease(lent: connection), logger: logger, statements: statements,
+                                          shapes: shapes, groupCommit: nil))
                 }
             }
         }
@@ -136,11 +143,13 @@ public final class PostgresDatabase: Database {
     }
 
     final class Handle: DatabaseConnection {
-        let connection: PostgresConnection
+        let lease: ConnectionLease
         let logger: Logger
         let statements: PreparedStatements?
         let shapes: StatementShapes
-        private let inTransaction: Bool
+        /// Where a transaction that never began commits its held writes; `nil` outside transactions.
+        private let groupCommit: GroupCommit?
+        private var inTransaction: Bool { groupCommit != nil }
         private let transaction = Mutex(TransactionState())
         var dialect: SQLDialect { .postgres }
 
@@ -149,13 +158,13 @@ public final class PostgresDatabase: Database {
             var held = WriteBatch()
         }
 
-        init(connection: PostgresConnection, logger: Logger, statements: PreparedStatements?, shapes: StatementShapes,
-             inTransaction: Bool) {
-            self.connection = connection
+        init(lease: ConnectionLease, logger: Logger, statements: PreparedStatements?, shapes: StatementShapes,
+             groupCommit: GroupCommit?) {
+            self.lease = lease
             self.shapes = shapes
             self.logger = logger
             self.statements = statements
-            self.inTransaction = inTransaction
+            self.groupCommit = groupCommit
         }
 
         @discardableResult
@@ -186,14 +195,21 @@ public final class PostgresDatabase: Database {
             try await send(begin: begin, held)
         }
 
-        /// Sends the held writes: alone when no transaction was begun (one statement commits atomically).
+        /// Sends the held writes. When no transaction was begun they are one statement, which commits
+        /// atomically, with other transactions' (`GroupCommit`); the connection of any plain reads goes back first.
         func commit() async throws {
             let (begun, held) = transaction.withLock { state in
                 defer { state.held = WriteBatch() }
-                return (state.begun, state.held.isEmpty ? nil : shapes.statement(for: state.held))
+                return (state.begun, state.held)
             }
-            // Still begun if this throws: `rollback` must end the transaction before the connection is reused.
-            if let held { try await run(held.sql, held.binds) }
+            if !held.isEmpty, !begun, let groupCommit {
+                lease.release()
+                try await groupCommit.commit(held)
+            } else if !held.isEmpty {
+                // Still begun if this throws: `rollback` must end the transaction before the connection is reused.
+                let statement = shapes.statement(for: held)
+                try await run(statement.sql, statement.binds)
+            }
             if begun { try await control("COMMIT") }
             transaction.withLock { $0 = TransactionState() }
         }
@@ -237,6 +253,7 @@ public final class PostgresDatabase: Database {
                 if let statements, let name = statements.name(for: sql) {
                     let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
                     do {
+                        let connection = try await lease.connection()
                         let rows = try await RuntimeStatement.$current.withValue(text) {
                             try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
                         }
@@ -246,7 +263,7 @@ public final class PostgresDatabase: Database {
                         throw error
                     }
                 } else {
-                    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    let rows = try await lease.connection().query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
                     result = try await Self.rows(rows)
                 }
                 return result
@@ -269,7 +286,7 @@ public final class PostgresDatabase: Database {
         /// Transaction control: no parameters, nothing to plan, so never prepared.
         func control(_ sql: String) async throws {
             do {
-                _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+                _ = try await lease.connection().query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
             } catch let error as PSQLError {
                 throw PostgresDatabase.map(error)
             }

@@ -66,6 +66,21 @@ struct WriteBatch: Sendable {
         }
     }
 
+    /// Whether every write of `other` can join, each after the ones before it (`GroupCommit`).
+    func accepts(_ other: WriteBatch) -> Bool {
+        var trial = self
+        for write in other.writes {
+            guard trial.accepts(write.target) else { return false }
+            trial.writes.append(write)
+        }
+        return true
+    }
+
+    /// - Precondition: `accepts(other)`.
+    mutating func append(contentsOf other: WriteBatch) {
+        writes += other.writes
+    }
+
     /// - Precondition: `accepts(target)`, with `target` from `target(of: sql)`.
     mutating func append(_ sql: String, _ binds: [SQLValue], target: Target?) {
         writes.append(Write(sql: sql, binds: binds, target: target))

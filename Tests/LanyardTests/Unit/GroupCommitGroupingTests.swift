@@ -1,0 +1,52 @@
+import Testing
+@testable import LanyardStore
+
+/// Which waiting transactions `GroupCommit` puts in one statement (see `GroupCommitTests` on a real server).
+@Suite struct GroupCommitGroupingTests {
+    static let insertSession = "INSERT INTO sessions (id, user_id) VALUES ($1, $2)"
+    static let insertToken = "INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)"
+    static let markActive = "UPDATE users SET last_active_at = $2 WHERE id = $1"
+    static let insertReadingOwnTable = """
+        INSERT INTO identities (id, pos) VALUES ($1, (SELECT MAX(pos) + 1 FROM identities WHERE user_id = $2))
+        """
+
+    /// A transaction's held writes, one bind each.
+    func transaction(_ statements: String...) -> GroupCommit.Pending {
+        var writes = WriteBatch()
+        for sql in statements {
+            let target = WriteBatch.target(of: sql)
+            precondition(writes.accepts(target), "one transaction's writes make one statement")
+            writes.append(sql, ["x", "y"], target: target)
+        }
+        return GroupCommit.Pending(writes)
+    }
+
+    func positions(_ groups: [[GroupCommit.Pending]], of pending: [GroupCommit.Pending]) -> [[Int]] {
+        groups.map { group in group.map { member in pending.firstIndex { $0 === member }! } }
+    }
+
+    @Test func transactionsOfOneShapeThatOnlyInsertShareAStatement() {
+        let signIns = (0..<5).map { _ in transaction(Self.insertSession, Self.insertToken) }
+        #expect(positions(GroupCommit.groups(signIns), of: signIns) == [[0, 1, 2, 3, 4]])
+    }
+
+    @Test func differentShapesGoInStatementsOfTheirOwnInTheOrderTheyCame() {
+        let pending = [
+            transaction(Self.insertSession, Self.insertToken),
+            transaction(Self.insertSession),
+            transaction(Self.insertSession, Self.insertToken),
+            transaction(Self.insertToken, Self.insertSession),
+        ]
+        #expect(positions(GroupCommit.groups(pending), of: pending) == [[0, 2], [1], [3]])
+    }
+
+    @Test func writesThatWouldMissEachOthersRowsAreNotShared() {
+        // Two updates of one table (maybe one row), or a write reading a table the other writes.
+        let updates = [transaction(Self.markActive), transaction(Self.markActive)]
+        #expect(positions(GroupCommit.groups(updates), of: updates) == [[0], [1]])
+        let readers = [transaction(Self.insertReadingOwnTable), transaction(Self.insertReadingOwnTable)]
+        #expect(positions(GroupCommit.groups(readers), of: readers) == [[0], [1]])
+        let unknown = [transaction("WITH a AS (DELETE FROM x) SELECT 1"), transaction("WITH a AS (DELETE FROM x) SELECT 1")]
+        #expect(positions(GroupCommit.groups(unknown), of: unknown) == [[0], [1]], "a statement a batch cannot take goes alone")
+    }
+}
