@@ -111,7 +111,7 @@ public struct SignIn: Sendable {
                 let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
                                             linkedAt: now, lastSignInAt: now)
                 try await users.insert(user)
-                try await identities.insert(linked)
+                try await identities.insertFirst(linked)
                 try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
                 account = UserView(user: user, identities: [linked])
             }

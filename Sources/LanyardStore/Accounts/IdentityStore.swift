@@ -83,6 +83,13 @@ public struct IdentityStore: Sendable {
         try await insert(identity, sql: Self.insertWithOwnerID)
     }
 
+    /// Inserts the first identity of an account this transaction creates: first in the account's order,
+    /// without reading it, so that on PostgreSQL concurrent sign-ups share their commit (`GroupCommit`).
+    /// Held back and throwing like `insert`.
+    public func insertFirst(_ identity: IdentityRecord) async throws {
+        try await insert(identity, sql: Self.insertFirstWithOwnerID)
+    }
+
     /// Inserts an identity into an account that must still be live, checked in the insert itself, so the
     /// caller need not lock the account when it reads it: the owner is looked up inside the statement, on
     /// PostgreSQL under `FOR NO KEY UPDATE`, which waits for a merge or deletion of the account in progress and
@@ -97,18 +104,22 @@ public struct IdentityStore: Sendable {
         try await insert(identity, sql: Self.insertStatement(owner: owner))
     }
 
-    /// The insert with `owner` as the SQL of the `user_id` value; `$2` is the identity's account id.
-    private static func insertStatement(owner: String) -> String {
+    /// The insert with `owner` as the SQL of the `user_id` value and `position` as that of `link_position`
+    /// (by default after the account's last); `$2` is the identity's account id.
+    private static func insertStatement(
+        owner: String,
+        position: String = "(SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2)"
+    ) -> String {
         """
         INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified,
                                 is_private_email, linked_at, last_sign_in_at, link_position)
-        VALUES ($1, \(owner), $3, $4, $5, $6, $7, $8, $9,
-                (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2))
+        VALUES ($1, \(owner), $3, $4, $5, $6, $7, $8, $9, \(position))
         """
     }
 
     /// Built once for sign-ins, which insert new identities far more often than links do.
     private static let insertWithOwnerID = insertStatement(owner: "$2")
+    private static let insertFirstWithOwnerID = insertStatement(owner: "$2", position: "1")
 
     private func insert(_ identity: IdentityRecord, sql: String) async throws {
         try await connection.enqueueWrite(sql, [
