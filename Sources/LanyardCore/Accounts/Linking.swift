@@ -24,8 +24,9 @@ public struct Linking: Sendable {
         }
     }
 
-    /// What a link decides on: the account, its identities, and the identity's current owner if any.
-    typealias LinkRead = (user: UserRecord, owned: [IdentityRecord], existing: IdentityRecord?)
+    /// What a link decides on: the account, its identities, and the identity's current owner if any; and the
+    /// place after the account's last identity when the read included it.
+    typealias LinkRead = (user: UserRecord, owned: [IdentityRecord], existing: IdentityRecord?, position: Int64?)
 
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
                                  client: ClientInfo) async throws -> LinkResponse {
@@ -35,7 +36,7 @@ public struct Linking: Sendable {
         var firstRead: FirstAttempt<LinkRead>?
         if let account = caller.account, let batched = dependencies.identityOwners.batched(provider: provider.rawValue) {
             let existing = try await batched.read(identity.subject)?.identity
-            firstRead = FirstAttempt((account.user, account.identities, existing))
+            firstRead = FirstAttempt((account.user, account.identities, existing, account.nextLinkPosition))
         }
         return try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
             let now = dependencies.clock.now()
@@ -45,14 +46,19 @@ public struct Linking: Sendable {
                 prefetched
             } else {
                 try await users.findForLink(id: caller.userID, provider: provider.rawValue, providerUserID: identity.subject)
+                    .map { ($0, $1, $2, nil) }
             }
-            guard let (user, owned, existing) = read, user.mergedInto == nil
+            guard let (user, owned, existing, position) = read, user.mergedInto == nil
             else { throw LanyardError.unauthorized("This account no longer exists") }
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
             let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
                                         linkedAt: now, lastSignInAt: nil)
             // First of the held writes: it checks the account is still live before anything else touches it.
-            try await identities.link(linked)
+            if let position {
+                try await identities.link(linked, at: position)
+            } else {
+                try await identities.link(linked)
+            }
             // The account as this transaction leaves it, from the read and this transaction's own writes.
             var linkedAccount = user
             if user.isAnonymous {

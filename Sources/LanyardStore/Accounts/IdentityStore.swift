@@ -100,8 +100,20 @@ public struct IdentityStore: Sendable {
     /// - Throws: `StoreError.notNullViolation` when the account is gone or merged; `StoreError.uniqueViolation`
     ///   as `insert`, and when a concurrent link took the same place in the account's order (retry).
     public func link(_ identity: IdentityRecord) async throws {
-        let owner = "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))"
         try await insert(identity, sql: Self.insertStatement(owner: owner))
+    }
+
+    /// `link`, at `position` in the account's order, as the caller read it: without reading the account's
+    /// identities, so that on PostgreSQL links to different accounts share their commit (`GroupCommit`).
+    /// - Throws: as `link`; `StoreError.uniqueViolation` also when the order changed since the read (retry
+    ///   with `link`).
+    public func link(_ identity: IdentityRecord, at position: Int64) async throws {
+        try await insert(identity, sql: Self.insertStatement(owner: owner, position: "$10"), position: position)
+    }
+
+    /// The live account's id, locked (see `link`).
+    private var owner: String {
+        "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))"
     }
 
     /// The insert with `owner` as the SQL of the `user_id` value and `position` as that of `link_position`
@@ -121,12 +133,12 @@ public struct IdentityStore: Sendable {
     private static let insertWithOwnerID = insertStatement(owner: "$2")
     private static let insertFirstWithOwnerID = insertStatement(owner: "$2", position: "1")
 
-    private func insert(_ identity: IdentityRecord, sql: String) async throws {
+    private func insert(_ identity: IdentityRecord, sql: String, position: Int64? = nil) async throws {
         try await connection.enqueueWrite(sql, [
             .text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerUserID),
             .optionalText(identity.email), .bool(identity.emailVerified), .bool(identity.isPrivateEmail),
             .date(identity.linkedAt), .optionalDate(identity.lastSignInAt),
-        ])
+        ] + (position.map { [.integer($0)] } ?? []))
     }
 
     public func find(provider: String, providerUserID: String) async throws -> IdentityRecord? {

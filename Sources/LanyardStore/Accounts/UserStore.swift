@@ -36,6 +36,8 @@ public struct SessionWithAccount: Sendable {
     public var session: SessionRecord
     public var user: UserRecord
     public var identities: [IdentityRecord]
+    /// The place after the account's last identity in its order, as read (`IdentityStore.link(_:at:)`).
+    public var nextLinkPosition: Int64
 }
 
 /// The `users` table.
@@ -96,7 +98,9 @@ public struct UserStore: Sendable {
         return try await BatchedKeys.rows(Self.sessionsWithUsersAndIdentities, keys: sessionIDs, column: column,
                                           on: connection).mapValues { rows in
             SessionWithAccount(session: try SessionRecord(row: rows[0], prefix: SessionRecord.columnPrefix),
-                               user: try UserRecord(row: rows[0]), identities: try Self.identities(in: rows))
+                               user: try UserRecord(row: rows[0]), identities: try Self.identities(in: rows),
+                               nextLinkPosition: try rows.compactMap { try $0.optionalInteger("identity_link_position") }
+                                   .max().map { $0 + 1 } ?? 1)
         }
     }
 

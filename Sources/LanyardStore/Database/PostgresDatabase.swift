@@ -188,7 +188,7 @@ public final class PostgresDatabase: Database {
             let target = shapes.target(of: sql)
             // A write that depends on a held one goes in the next batch; the held ones run first, in a transaction.
             let (begin, held) = transaction.withLock { state in
-                let earlier = state.held.accepts(target) ? (false, nil) : takeHeld(&state)
+                let earlier = state.held.accepts(target, binds: binds) ? (false, nil) : takeHeld(&state)
                 state.held.append(sql, binds, target: target)
                 return earlier
             }

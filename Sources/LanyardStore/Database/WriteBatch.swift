@@ -6,14 +6,21 @@
 /// The parts of one statement all see the database as it was before it, in no set order, so only plain
 /// `INSERT`, `UPDATE` and `DELETE` statements (no `WITH`, no `RETURNING`) are combined; a write joins a
 /// batch only when it reads no table the batch writes, and shares a table with another only when both
-/// insert (an update would not see the other's rows). Any other write is held in a batch of its own. A
-/// write that does not join goes in the next batch.
+/// insert (an update would not see the other's rows). Rows picked by their `id` are the exception: an
+/// update or delete `WHERE id = $n` (`Target.key`), and a subquery reading `FROM t WHERE id = $n`
+/// (`Target.keyedReads`), touch no row of another such write or read of the same table with a different
+/// id, so they share a table with them. Any other write is held in a batch of its own. A write that does
+/// not join goes in the next batch.
 struct WriteBatch: Sendable {
     struct Target: Equatable, Sendable {
         var table: String
         var isInsert: Bool
         /// Tables its subqueries read (`FROM` and `JOIN`).
         var reads: Set<String> = []
+        /// For an update or delete of only the row `WHERE id = $n` (an update that leaves `id` alone): `n`.
+        var key: Int?
+        /// Tables whose every read is of only the row `WHERE id = $n`, with `n`.
+        var keyedReads: [String: Int] = [:]
     }
 
     private struct Write: Sendable {
@@ -41,36 +48,75 @@ struct WriteBatch: Sendable {
         }
         guard let table, Self.isIdentifier(table) else { return nil }
         let all = sql.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" || $0 == "," })
-        var reads: Set<String> = []
-        for (index, word) in all.enumerated().dropFirst(verb == "DELETE" ? 3 : 1)
-        where ["FROM", "JOIN"].contains(word.uppercased()) && index + 1 < all.count {
+        let upper = all.map { $0.uppercased() }
+        // An `OR` could widen any `WHERE id = $n … AND …` to other rows.
+        let mayKey = !upper.contains("OR")
+        var target = Target(table: table.lowercased(), isInsert: verb == "INSERT")
+        var unkeyedReads: Set<String> = []
+        for (index, word) in upper.enumerated().dropFirst(verb == "DELETE" ? 3 : 1)
+        where ["FROM", "JOIN"].contains(word) && index + 1 < all.count {
             guard Self.isIdentifier(all[index + 1]) else { return nil }
-            reads.insert(all[index + 1].lowercased())
+            let read = all[index + 1].lowercased()
+            target.reads.insert(read)
+            let key = word == "FROM" && mayKey ? Self.idParameter(upper, at: index + 2) : nil
+            if let key, !unkeyedReads.contains(read), target.keyedReads[read] ?? key == key {
+                target.keyedReads[read] = key
+            } else {
+                unkeyedReads.insert(read)
+                target.keyedReads[read] = nil
+            }
         }
-        return Target(table: table.lowercased(), isInsert: verb == "INSERT", reads: reads)
+        // An update or delete with no subquery, whose `SET` list leaves `id` alone.
+        if verb != "INSERT", mayKey, !upper.contains("SELECT"), let whereIndex = upper.firstIndex(of: "WHERE"),
+           !upper[..<whereIndex].contains("ID") {
+            target.key = Self.idParameter(upper, at: whereIndex)
+        }
+        return target
+    }
+
+    /// `n` when the words from `index` are `WHERE id = $n`, followed by nothing, `AND` or a row lock.
+    private static func idParameter(_ words: [String], at index: Int) -> Int? {
+        guard index + 3 < words.count, words[index] == "WHERE", words[index + 1] == "ID", words[index + 2] == "=",
+              words[index + 3].hasPrefix("$"), let number = Int(words[index + 3].dropFirst()),
+              index + 4 == words.count || ["AND", "FOR"].contains(words[index + 4])
+        else { return nil }
+        return number
     }
 
     private static func isIdentifier(_ word: Substring) -> Bool {
         !word.isEmpty && word.allSatisfy { $0.isLetter || $0 == "_" }
     }
 
-    /// Whether a write to `target` (`nil`: one that cannot be combined) can join the batch without
-    /// depending on a write already in it.
-    func accepts(_ target: Target?) -> Bool {
+    /// Whether a write to `target` (`nil`: one that cannot be combined) with `binds` can join the batch
+    /// without depending on a write already in it.
+    func accepts(_ target: Target?, binds: [SQLValue] = []) -> Bool {
         guard !writes.isEmpty else { return true }
         guard let target else { return false }
         return !writes.contains { held in
             guard let heldTarget = held.target else { return true }
-            return target.reads.contains(heldTarget.table)
-                || (heldTarget.table == target.table && !(heldTarget.isInsert && target.isInsert))
+            let table = heldTarget.table
+            if target.reads.contains(table) {
+                guard let heldKey = Self.value(heldTarget.key, in: held.binds),
+                      let readKey = Self.value(target.keyedReads[table], in: binds), heldKey != readKey else { return true }
+            }
+            guard table == target.table, !(heldTarget.isInsert && target.isInsert) else { return false }
+            guard let heldKey = Self.value(heldTarget.key, in: held.binds), let key = Self.value(target.key, in: binds)
+            else { return true }
+            return heldKey == key
         }
+    }
+
+    /// The value bound to parameter `number` (one-based), if there is one.
+    private static func value(_ number: Int?, in binds: [SQLValue]) -> SQLValue? {
+        guard let number, number >= 1, number <= binds.count else { return nil }
+        return binds[number - 1]
     }
 
     /// Whether every write of `other` can join, each after the ones before it (`GroupCommit`).
     func accepts(_ other: WriteBatch) -> Bool {
         var trial = self
         for write in other.writes {
-            guard trial.accepts(write.target) else { return false }
+            guard trial.accepts(write.target, binds: write.binds) else { return false }
             trial.writes.append(write)
         }
         return true

@@ -208,6 +208,64 @@ import LanyardStore
     }
 
     @Test(arguments: TestDatabase.available)
+    func manyAccountsLinkingAtOnceEachKeepTheirOwn(database: TestDatabase) async throws {
+        // On PostgreSQL these links share commits (`GroupCommit`): each must still land in its own account.
+        try await TestServer.with(database) { server in
+            var sessions: [Session] = []
+            for index in 0..<24 { sessions.append(try await server.signIn(.apple, sub: "many-links-\(index)")) }
+            let answers = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
+                for (index, session) in sessions.enumerated() {
+                    let token = try server.idToken(.google, sub: "many-links-google-\(index)")
+                    group.addTask { (index, try await server.post("/v1/auth/link/google", ["id_token": token], bearer: session.accessToken)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            for (index, session) in sessions.enumerated() {
+                #expect(answers[index]?.status == 200, "link \(index)")
+                let me = try await server.get("/v1/users/me", bearer: session.accessToken)
+                #expect(me.json["linked_providers"] as? [String] == ["apple", "google"])
+                #expect(try await server.signIn(.google, sub: "many-links-google-\(index)").userID == session.userID)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aGuestLinkingAppleAndGoogleAtOnceKeepsBoth(database: TestDatabase) async throws {
+        // Both links read an account with no identity and would take the first place in its order; the
+        // second to commit finds the place taken and links after the first.
+        try await TestServer.with(database) { server in
+            for round in 0..<4 {
+                let guest = try await server.anonymous()
+                let apple = try server.idToken(.apple, sub: "guest-both-apple-\(round)")
+                let google = try server.idToken(.google, sub: "guest-both-google-\(round)")
+                async let linkedApple = server.post("/v1/auth/link/apple", ["id_token": apple], bearer: guest.accessToken)
+                async let linkedGoogle = server.post("/v1/auth/link/google", ["id_token": google], bearer: guest.accessToken)
+                let answers = try await [linkedApple, linkedGoogle]
+                #expect(answers.map(\.status) == [200, 200], "round \(round)")
+                let me = try await server.get("/v1/users/me", bearer: guest.accessToken)
+                #expect(Set(me.json["linked_providers"] as? [String] ?? []) == ["apple", "google"])
+                #expect(me.json["is_anonymous"] as? Bool == false)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aLinkAfterAnUnlinkComesLastInTheAccountsOrder(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "order-apple")
+            let google = try server.idToken(.google, sub: "order-google")
+            #expect(try await server.post("/v1/auth/link/google", ["id_token": google], bearer: ada.accessToken).status == 200)
+            #expect(try await server.delete("/v1/auth/link/apple", bearer: ada.accessToken).status == 200)
+            let relinked = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "order-apple")],
+                                                 bearer: ada.accessToken)
+            #expect(relinked.status == 200)
+            #expect(relinked.json["linked_providers"] as? [String] == ["google", "apple"])
+            let me = try await server.get("/v1/users/me", bearer: ada.accessToken)
+            #expect(me.json["linked_providers"] as? [String] == ["google", "apple"], "as stored, not only as answered")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
     func manyAccountsRacingToLinkOneIdentityLeaveItOnOne(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             var sessions: [Session] = []

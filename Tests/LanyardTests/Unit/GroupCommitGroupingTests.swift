@@ -10,13 +10,13 @@ import Testing
         INSERT INTO identities (id, pos) VALUES ($1, (SELECT MAX(pos) + 1 FROM identities WHERE user_id = $2))
         """
 
-    /// A transaction's held writes, one bind each.
-    func transaction(_ statements: String...) -> GroupCommit.Pending {
+    /// A transaction's held writes, each given `binds`.
+    func transaction(_ statements: String..., binds: [SQLValue] = ["x", "y"]) -> GroupCommit.Pending {
         var writes = WriteBatch()
         for sql in statements {
             let target = WriteBatch.target(of: sql)
-            precondition(writes.accepts(target), "one transaction's writes make one statement")
-            writes.append(sql, ["x", "y"], target: target)
+            precondition(writes.accepts(target, binds: binds), "one transaction's writes make one statement")
+            writes.append(sql, binds, target: target)
         }
         return GroupCommit.Pending(writes)
     }
@@ -41,9 +41,12 @@ import Testing
     }
 
     @Test func writesThatWouldMissEachOthersRowsAreNotShared() {
-        // Two updates of one table (maybe one row), or a write reading a table the other writes.
+        // Two updates of one row, or a write reading a table the other writes.
         let updates = [transaction(Self.markActive), transaction(Self.markActive)]
         #expect(positions(GroupCommit.groups(updates), of: updates) == [[0], [1]])
+        let accounts = [transaction(Self.markActive, binds: ["u1", "t"]), transaction(Self.markActive, binds: ["u2", "t"]),
+                        transaction(Self.markActive, binds: ["u1", "t"])]
+        #expect(positions(GroupCommit.groups(accounts), of: accounts) == [[0, 1], [2]], "different accounts' rows share")
         let readers = [transaction(Self.insertReadingOwnTable), transaction(Self.insertReadingOwnTable)]
         #expect(positions(GroupCommit.groups(readers), of: readers) == [[0], [1]])
         let unknown = [transaction("WITH a AS (DELETE FROM x) SELECT 1"), transaction("WITH a AS (DELETE FROM x) SELECT 1")]

@@ -10,8 +10,8 @@ import Testing
 
     @Test func onlyPlainWritesCanBeHeldAndTheirTablesAreKnown() {
         #expect(WriteBatch.target(of: "INSERT INTO audit_log (at) VALUES ($1)") == .init(table: "audit_log", isInsert: true))
-        #expect(WriteBatch.target(of: "  UPDATE users SET a = $2 WHERE id = $1") == .init(table: "users", isInsert: false))
-        #expect(WriteBatch.target(of: "DELETE FROM sessions WHERE id = $1") == .init(table: "sessions", isInsert: false))
+        #expect(WriteBatch.target(of: "  UPDATE users SET a = $2 WHERE id = $1") == .init(table: "users", isInsert: false, key: 1))
+        #expect(WriteBatch.target(of: "DELETE FROM sessions WHERE id = $1") == .init(table: "sessions", isInsert: false, key: 1))
         let insertReading = WriteBatch.target(of: """
             INSERT INTO identities (id, pos) VALUES ($1, (SELECT MAX(pos) FROM identities WHERE user_id = $2))
             """)
@@ -76,5 +76,41 @@ import Testing
         batch.append(sql, ["u", .integer(1)], target: WriteBatch.target(of: sql)!)
         #expect(batch.statement().sql == sql)
         #expect(batch.statement().binds == ["u", .integer(1)])
+    }
+
+    @Test func writesOfRowsPickedByIdKnowWhichParameterPicksThem() {
+        #expect(WriteBatch.target(of: "UPDATE users SET name = $2 WHERE id = $1 AND name IS NULL")?.key == 1)
+        #expect(WriteBatch.target(of: "DELETE FROM sessions WHERE id = $3")?.key == 3)
+        #expect(WriteBatch.target(of: "UPDATE users SET name = $2 WHERE id = $1 OR name IS NULL")?.key == nil,
+                "an OR reaches other rows")
+        #expect(WriteBatch.target(of: "UPDATE users SET id = $2 WHERE id = $1")?.key == nil, "the row moves to another id")
+        #expect(WriteBatch.target(of: "UPDATE users SET n = (SELECT 1 FROM x WHERE id = $2) WHERE id = $1")?.key == nil)
+        #expect(WriteBatch.target(of: "UPDATE sessions SET a = $2 WHERE user_id = $1")?.key == nil)
+        let link = WriteBatch.target(of: """
+            INSERT INTO identities (id, user_id, pos) VALUES ($1,
+                (SELECT id FROM users WHERE id = $2 AND merged_into IS NULL FOR NO KEY UPDATE), $3)
+            """)
+        #expect(link?.keyedReads == ["users": 2])
+        let position = WriteBatch.target(of: """
+            INSERT INTO identities (id, pos) VALUES ($1, (SELECT MAX(pos) FROM identities WHERE user_id = $2))
+            """)
+        #expect(position?.reads == ["identities"] && position?.keyedReads == [:])
+    }
+
+    @Test func writesAndReadsOfDifferentRowsByIdShareABatch() throws {
+        let setName = "UPDATE users SET name = $2 WHERE id = $1 AND name IS NULL"
+        let link = "INSERT INTO identities (id, user_id) VALUES ($1, (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE))"
+        var batch = WriteBatch()
+        batch.append(link, ["i1", "u1"], target: try plain(link))
+        batch.append(setName, ["u1", "Ada"], target: try plain(setName))
+        #expect(batch.accepts(try plain(link), binds: ["i2", "u2"]), "another account's row")
+        #expect(!batch.accepts(try plain(link), binds: ["i2", "u1"]), "the read would miss the held update of u1")
+        #expect(batch.accepts(try plain(setName), binds: ["u2", "Grace"]))
+        #expect(!batch.accepts(try plain(setName), binds: ["u1", "Grace"]), "one row updated twice")
+        #expect(!batch.accepts(try plain(setName)), "a key whose value is unknown could be any row")
+        var inserted = WriteBatch()
+        inserted.append("INSERT INTO users (id) VALUES ($1)", ["u3"], target: try plain("INSERT INTO users (id) VALUES ($1)"))
+        #expect(!inserted.accepts(try plain(setName), binds: ["u4", "Ada"]), "an update would not see inserted rows")
+        #expect(!inserted.accepts(try plain(link), binds: ["i4", "u4"]), "nor would a read")
     }
 }
