@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import LanyardStore
 import LanyardSupport
@@ -84,6 +85,43 @@ import LanyardSupport
             }
             #expect(try await held.count("people", in: database) == 1 + 36, "taken, and the 36 that succeeded")
             #expect(try await held.count("visits", in: database) == 36, "nothing of the twelve that failed")
+        }
+    }
+
+    @Test func sharedCommitsAndOrdinaryTransactionsShareEvenASingleConnection() async throws {
+        // A transaction that only holds writes takes no connection until its commit, and one that read gives
+        // its connection back before it waits for a shared commit: with one connection, nobody waits forever.
+        guard TestDatabase.postgresURL != nil else { return }
+        try await held.withDatabase(.postgres, connections: 1) { (database: any Database) async throws in
+            let finished = Mutex<[Int: Result<Void, any Error>]?>(nil)
+            // In a task of its own, so that a deadlock fails the test instead of hanging the suite.
+            Task {
+                let outcomes = await Self.race(30, on: database, Self.mixedTransaction)
+                finished.withLock { $0 = outcomes }
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while finished.withLock({ $0 == nil }) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let outcomes = try #require(finished.withLock { $0 }, "30 transactions on one connection did not finish in 60 s")
+            #expect(outcomes.count == 30 && outcomes.values.allSatisfy { (try? $0.get()) != nil })
+            #expect(try await held.count("visits", in: database) == 30)
+        }
+    }
+
+    /// Every third only holds writes, every third reads first, every third locks and writes at once.
+    static func mixedTransaction(_ number: Int, _ connection: any DatabaseConnection) async throws {
+        switch number % 3 {
+        case 0:
+            try await Self.insertPersonWithVisit("p\(number)", visit: "v\(number)", on: connection)
+        case 1:
+            _ = try await connection.first("SELECT COUNT(*) AS n FROM people")
+            try await Self.insertPersonWithVisit("p\(number)", visit: "v\(number)", on: connection)
+        default:
+            _ = try await connection.first("SELECT * FROM people WHERE id = $1\(connection.dialect.forUpdate)", ["p0"])
+            try await connection.query("INSERT INTO people (id, name) VALUES ($1, $2)", [.text("p\(number)"), .null])
+            try await connection.enqueueWrite("INSERT INTO visits (id, person_id, at) VALUES ($1, $2, $3)",
+                                              [.text("v\(number)"), .text("p\(number)"), .integer(1)])
         }
     }
 }
