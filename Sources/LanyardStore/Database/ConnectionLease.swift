@@ -30,14 +30,6 @@ final class ConnectionLease: Sendable {
         state = Mutex(.lent(connection))
     }
 
-    /// Whether a connection was taken (or lent).
-    var holdsConnection: Bool {
-        state.withLock { state in
-            if case .none = state { return false }
-            return true
-        }
-    }
-
     /// The connection, taken from the pool on the first call. Calls come one at a time (a transaction's
     /// statements are sequential).
     func connection() async throws -> PostgresConnection {

@@ -53,10 +53,16 @@ final class GroupCommit: Sendable {
         try outcome.get()
     }
 
-    /// The transactions in the groups they are committed in, each group one statement: the same statements,
-    /// each transaction's writes accepted after the group's (`WriteBatch.accepts`), in the order they came.
-    static func groups(_ pending: [Pending]) -> [[Pending]] {
-        var groups: [(combined: WriteBatch, members: [Pending])] = []
+    /// Transactions committed by one statement, and their writes as one batch.
+    struct Group: Sendable {
+        var combined: WriteBatch
+        var members: [Pending]
+    }
+
+    /// The groups the transactions are committed in: the same statements, each transaction's writes accepted
+    /// after the group's (`WriteBatch.accepts`), in the order they came.
+    static func groups(_ pending: [Pending]) -> [Group] {
+        var groups: [Group] = []
         for transaction in pending {
             let index = groups.firstIndex { group in
                 group.members[0].writes.shape == transaction.writes.shape && group.combined.accepts(transaction.writes)
@@ -65,24 +71,22 @@ final class GroupCommit: Sendable {
                 groups[index].combined.append(contentsOf: transaction.writes)
                 groups[index].members.append(transaction)
             } else {
-                groups.append((transaction.writes, [transaction]))
+                groups.append(Group(combined: transaction.writes, members: [transaction]))
             }
         }
-        return groups.map(\.members)
+        return groups
     }
 
     /// Sends one group's statement; when it fails and holds more than one transaction, each again alone.
-    private static func commit(_ group: [Pending], shapes: StatementShapes,
+    private static func commit(_ group: Group, shapes: StatementShapes,
                                on connection: any DatabaseConnection) async -> [(Pending, Outcome)] {
-        var combined = WriteBatch()
-        for transaction in group { combined.append(contentsOf: transaction.writes) }
-        let statement = shapes.statement(for: combined)
+        let statement = shapes.statement(for: group.combined)
         do {
             try await connection.query(statement.sql, statement.binds)
-            return group.map { ($0, .success(())) }
-        } catch where group.count > 1 {
+            return group.members.map { ($0, .success(())) }
+        } catch where group.members.count > 1 {
             var outcomes: [(Pending, Outcome)] = []
-            for transaction in group {
+            for transaction in group.members {
                 let alone = shapes.statement(for: transaction.writes)
                 do {
                     try await connection.query(alone.sql, alone.binds)
@@ -93,7 +97,7 @@ final class GroupCommit: Sendable {
             }
             return outcomes
         } catch {
-            return group.map { ($0, .failure(error)) }
+            return group.members.map { ($0, .failure(error)) }
         }
     }
 }

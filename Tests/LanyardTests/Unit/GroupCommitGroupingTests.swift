@@ -21,13 +21,14 @@ import Testing
         return GroupCommit.Pending(writes)
     }
 
-    func positions(_ groups: [[GroupCommit.Pending]], of pending: [GroupCommit.Pending]) -> [[Int]] {
-        groups.map { group in group.map { member in pending.firstIndex { $0 === member }! } }
+    func positions(_ groups: [GroupCommit.Group], of pending: [GroupCommit.Pending]) -> [[Int]] {
+        groups.map { group in group.members.map { member in pending.firstIndex { $0 === member }! } }
     }
 
     @Test func transactionsOfOneShapeThatOnlyInsertShareAStatement() {
         let signIns = (0..<5).map { _ in transaction(Self.insertSession, Self.insertToken) }
         #expect(positions(GroupCommit.groups(signIns), of: signIns) == [[0, 1, 2, 3, 4]])
+        #expect(GroupCommit.groups(signIns).first?.combined.count == 10, "the five transactions' writes, one statement")
     }
 
     @Test func differentShapesGoInStatementsOfTheirOwnInTheOrderTheyCame() {
