@@ -17,17 +17,21 @@ final class ConnectionLease: Sendable {
 
     private let client: PostgresClient?
     private let state: Mutex<State>
+    /// The executor of the task that holds the lease, told which event loop to run on while it does.
+    let executor: EventLoopTaskExecutor
 
     /// A lease that takes a connection from `client` when first asked for one.
     init(client: PostgresClient) {
         self.client = client
         state = Mutex(.none)
+        executor = EventLoopTaskExecutor()
     }
 
     /// A lease of a connection the caller already holds.
     init(lent connection: PostgresConnection) {
         client = nil
         state = Mutex(.lent(connection))
+        executor = EventLoopTaskExecutor(connection.eventLoop)
     }
 
     /// The connection, taken from the pool on the first call. Calls come one at a time (a transaction's
@@ -54,6 +58,7 @@ final class ConnectionLease: Sendable {
             }
         }
         state.withLock { $0 = .leased(connection, release: release) }
+        executor.bind(connection.eventLoop)
         return connection
     }
 
@@ -64,6 +69,8 @@ final class ConnectionLease: Sendable {
             state = .none
             return release
         }
-        release?.finish()
+        guard let release else { return }
+        executor.bind(nil)
+        release.finish()
     }
 }

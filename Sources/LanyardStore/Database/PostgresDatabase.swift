@@ -84,14 +84,17 @@ public final class PostgresDatabase: Database {
         let lease = ConnectionLease(client: client)
         defer { lease.release() }
         let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
-        return try await Self.mappingErrors {
-            do {
-                let result = try await body(handle)
-                try await handle.commit()
-                return result
-            } catch {
-                await handle.rollback()
-                throw error
+        // On the connection's event loop once the transaction takes one (`EventLoopTaskExecutor`).
+        return try await withTaskExecutorPreference(lease.executor) {
+            try await Self.mappingErrors {
+                do {
+                    let result = try await body(handle)
+                    try await handle.commit()
+                    return result
+                } catch {
+                    await handle.rollback()
+                    throw error
+                }
             }
         }
     }
@@ -106,9 +109,9 @@ public final class PostgresDatabase: Database {
                                           _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await mappingErrors {
             try await client.withConnection { connection in
-                try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-                    try await body(Handle(lease: ConnectionLease(lent: connection), logger: logger, statements: statements,
-                                          shapes: shapes, groupCommit: nil))
+                let lease = ConnectionLease(lent: connection)
+                return try await withTaskExecutorPreference(lease.executor) {
+                    try await body(Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: nil))
                 }
             }
         }
