@@ -54,11 +54,7 @@ public struct Linking: Sendable {
             let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
                                         linkedAt: now, lastSignInAt: nil)
             // First of the held writes: it checks the account is still live before anything else touches it.
-            if let position {
-                try await identities.link(linked, at: position)
-            } else {
-                try await identities.link(linked)
-            }
+            try await identities.link(linked, at: position)
             // The account as this transaction leaves it, from the read and this transaction's own writes.
             var linkedAccount = user
             if user.isAnonymous {

@@ -97,23 +97,17 @@ public struct IdentityStore: Sendable {
     /// NULL, which the column refuses, and every write held with this one is undone with it. Held back like
     /// `insert`; it must be the first write held, so that in the combined statement the owner is locked
     /// before another held write touches the account's row.
+    ///
+    /// With `position` (the place after the account's last identity, as the caller read it) the insert does
+    /// not read the account's identities, so that on PostgreSQL links to different accounts share their commit
+    /// (`GroupCommit`); without it, the insert takes the place after the last one as it writes.
     /// - Throws: `StoreError.notNullViolation` when the account is gone or merged; `StoreError.uniqueViolation`
-    ///   as `insert`, and when a concurrent link took the same place in the account's order (retry).
-    public func link(_ identity: IdentityRecord) async throws {
-        try await insert(identity, sql: Self.insertStatement(owner: owner))
-    }
-
-    /// `link`, at `position` in the account's order, as the caller read it: without reading the account's
-    /// identities, so that on PostgreSQL links to different accounts share their commit (`GroupCommit`).
-    /// - Throws: as `link`; `StoreError.uniqueViolation` also when the order changed since the read (retry
-    ///   with `link`).
-    public func link(_ identity: IdentityRecord, at position: Int64) async throws {
-        try await insert(identity, sql: Self.insertStatement(owner: owner, position: "$10"), position: position)
-    }
-
-    /// The live account's id, locked (see `link`).
-    private var owner: String {
-        "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))"
+    ///   as `insert`, and when a concurrent link took the same place in the account's order (retry, reading
+    ///   again).
+    public func link(_ identity: IdentityRecord, at position: Int64? = nil) async throws {
+        let owner = "(SELECT id FROM users WHERE id = $2 AND merged_into IS NULL\(connection.dialect.forNoKeyUpdate))"
+        let sql = position == nil ? Self.insertStatement(owner: owner) : Self.insertStatement(owner: owner, position: "$10")
+        try await insert(identity, sql: sql, position: position)
     }
 
     /// The insert with `owner` as the SQL of the `user_id` value and `position` as that of `link_position`
