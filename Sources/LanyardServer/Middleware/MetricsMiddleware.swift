@@ -7,6 +7,7 @@ public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// Collectors by label set: the registry builds and sorts label strings on every lookup.
     private let requests = Mutex<[String: (Counter, DurationHistogram)]>([:])
+    private let signIns = Mutex<[String: Counter]>([:])
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
@@ -14,19 +15,14 @@ public final class ServerMetrics: Sendable {
     public init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        let key = "\(method) \(route) \(status)"
-        let (counter, histogram) = requests.withLock { cache in
-            if let found = cache[key] { return found }
-            let made = (
-                registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
-                                                       helpText: "HTTP requests by route and status"),
-                                     labels: [("method", method), ("route", route), ("status", String(status))]),
-                registry.makeDurationHistogram(
-                    descriptor: .init(namespace: "lanyard", metricName: "http_request_duration", unitName: "seconds",
-                                      helpText: "HTTP request latency by route"),
-                    labels: [("method", method), ("route", route)], buckets: Self.buckets))
-            cache[key] = made
-            return made
+        let (counter, histogram) = Self.collector("\(method) \(route) \(status)", in: requests) {
+            (registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
+                                                    helpText: "HTTP requests by route and status"),
+                                  labels: [("method", method), ("route", route), ("status", String(status))]),
+             registry.makeDurationHistogram(
+                descriptor: .init(namespace: "lanyard", metricName: "http_request_duration", unitName: "seconds",
+                                  helpText: "HTTP request latency by route"),
+                labels: [("method", method), ("route", route)], buckets: Self.buckets))
         }
         counter.increment()
         histogram.record(duration)
@@ -34,9 +30,22 @@ public final class ServerMetrics: Sendable {
 
     /// `outcome` is `success` or an error code such as `INVALID_PROVIDER_TOKEN`.
     func recordSignIn(provider: String, outcome: String) {
-        registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "signins", unitName: "total",
-                                               helpText: "Sign-in attempts by provider and outcome"),
-                             labels: [("provider", provider), ("outcome", outcome)]).increment()
+        Self.collector("\(provider) \(outcome)", in: signIns) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "signins", unitName: "total",
+                                                   helpText: "Sign-in attempts by provider and outcome"),
+                                 labels: [("provider", provider), ("outcome", outcome)])
+        }.increment()
+    }
+
+    /// The collectors cached under `key`, made on first use.
+    private static func collector<Collectors: Sendable>(_ key: String, in cache: borrowing Mutex<[String: Collectors]>,
+                                                        make: () -> Collectors) -> Collectors {
+        cache.withLock { cache in
+            if let found = cache[key] { return found }
+            let made = make()
+            cache[key] = made
+            return made
+        }
     }
 
     func exposition() -> [UInt8] {

@@ -28,6 +28,9 @@ public final class SQLiteDatabase: Database {
             try writer.execute("PRAGMA synchronous = NORMAL")
         }
         try writer.execute("PRAGMA foreign_keys = ON")
+        // Group commit gives each transaction a savepoint, so SQLite keeps the original of every page each one
+        // changes, in a temporary file once past 64 KiB: kept in memory instead, it is a copy, not a write.
+        try writer.execute("PRAGMA temp_store = MEMORY")
         var readers: ReaderPool?
         var checkpointer: WALCheckpointer?
         if let path {
@@ -154,7 +157,7 @@ public final class SQLiteDatabase: Database {
 
         private func commit(_ batch: [Job]) async {
             do {
-                try writer.execute("BEGIN IMMEDIATE")
+                try writer.control("BEGIN IMMEDIATE")
             } catch {
                 for job in batch { job.finish(error) }
                 return
@@ -163,23 +166,23 @@ public final class SQLiteDatabase: Database {
             var ran: [Job] = []
             for job in batch {
                 do {
-                    try writer.execute("SAVEPOINT lanyard_transaction")
+                    try writer.control("SAVEPOINT lanyard_transaction")
                 } catch {
                     job.finish(error)
                     continue
                 }
                 ran.append(job)
                 if await !job.run(writer) {
-                    try? writer.execute("ROLLBACK TO lanyard_transaction")
+                    try? writer.control("ROLLBACK TO lanyard_transaction")
                 }
-                try? writer.execute("RELEASE lanyard_transaction")
+                try? writer.control("RELEASE lanyard_transaction")
             }
             var commitError: (any Error)?
             do {
-                try writer.execute("COMMIT")
+                try writer.control("COMMIT")
             } catch {
                 commitError = error
-                try? writer.execute("ROLLBACK")
+                try? writer.control("ROLLBACK")
             }
             for job in ran { job.finish(commitError) }
         }
@@ -248,6 +251,12 @@ public final class SQLiteDatabase: Database {
 
         func execute(_ sql: String) throws {
             guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error() }
+        }
+
+        /// A statement without parameters or rows that runs again and again (`BEGIN`, `SAVEPOINT`, `COMMIT`),
+        /// compiled once like every other statement instead of on each run as `execute` does.
+        func control(_ sql: String) throws {
+            _ = try run(sql, [])
         }
 
         @discardableResult

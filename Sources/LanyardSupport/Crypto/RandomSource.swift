@@ -8,16 +8,20 @@ public protocol RandomSource: Sendable {
 public struct SystemRandomSource: RandomSource {
     public init() {}
 
+    /// The system's generator in one call for the whole buffer (glibc 2.36 and Darwin's `arc4random_buf`, a
+    /// single `getrandom` on Linux): a sign-in's ids and refresh token were six calls of eight bytes each.
     public func bytes(_ count: Int) -> [UInt8] {
-        // Eight bytes per draw from the system generator (one draw per byte was a syscall per byte).
-        var generator = SystemRandomNumberGenerator()
-        var output = [UInt8]()
-        output.reserveCapacity(count + 7)
-        while output.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { output.append(contentsOf: $0) }
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let start = buffer.baseAddress, count > 0 {
+                #if canImport(Glibc) || canImport(Darwin)
+                arc4random_buf(start, count)
+                #else
+                var generator = SystemRandomNumberGenerator()
+                for index in 0..<count { (start + index).initialize(to: generator.next()) }
+                #endif
+            }
+            initialized = count
         }
-        output.removeLast(output.count - count)
-        return output
     }
 }
 
@@ -42,13 +46,35 @@ extension RandomSource {
         }
         raw[6] = (raw[6] & 0x0F) | 0x70
         raw[8] = (raw[8] & 0x3F) | 0x80
-        return UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                           raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15])).uuidString.lowercased()
+        return UUIDText.lowercase(raw)
     }
 
     /// A random identifier printed as lower-case hex, e.g. for request ids.
     public func hexString(byteCount: Int) -> String {
         bytes(byteCount).hexString
+    }
+}
+
+/// UUID text without Foundation's upper-case rendering and a second pass to lower it.
+enum UUIDText {
+    /// 16 bytes in UUID text form, lower case: 8-4-4-4-12 hex digits.
+    static func lowercase(_ raw: [UInt8]) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { digits in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    text[position] = digits[Int(byte >> 4)]
+                    text[position + 1] = digits[Int(byte & 0x0F)]
+                    position += 2
+                }
+                return position
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import LanyardProviders
 @testable import LanyardServer
 import LanyardStore
-import LanyardSupport
+@testable import LanyardSupport
 
 @Suite struct DerivedUserIDTests {
     // Vectors computed independently (Python hashlib/uuid) from DESIGN section 4's definition.
@@ -38,6 +38,29 @@ import LanyardSupport
         #expect(id.hasPrefix("01a1ee56-5ff4-7"))
         let hex = id.replacingOccurrences(of: "-", with: "").prefix(12)
         #expect(UInt64(hex, radix: 16) == 1_795_000_000_500)
+    }
+
+    @Test func idTextIsFoundationsUUIDTextInLowerCase() {
+        let random = SystemRandomSource()
+        for _ in 0..<500 {
+            let raw = random.bytes(16)
+            let foundation = UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                                         raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]))
+            #expect(UUIDText.lowercase(raw) == foundation.uuidString.lowercased())
+        }
+    }
+
+    @Test func randomBytesComeInTheCountAskedForAndDiffer() {
+        let random = SystemRandomSource()
+        for count in [0, 1, 7, 8, 16, 32, 33, 300] {
+            #expect(random.bytes(count).count == count)
+        }
+        let draws = (0..<200).map { _ in random.bytes(16) }
+        #expect(Set(draws).count == draws.count)
+        // Every bit position takes both values across the draws: no byte is left unfilled.
+        for index in 0..<16 {
+            #expect(draws.reduce(0) { $0 | $1[index] } == 0xFF && draws.reduce(0xFF) { $0 & $1[index] } == 0)
+        }
     }
 
     @Test func laterIDsSortAfterEarlierOnesAndNeverRepeat() {
