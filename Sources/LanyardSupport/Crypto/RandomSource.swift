@@ -57,24 +57,15 @@ extension RandomSource {
 
 /// UUID text without Foundation's upper-case rendering and a second pass to lower it.
 enum UUIDText {
-    /// 16 bytes in UUID text form, lower case: 8-4-4-4-12 hex digits.
+    /// 16 bytes in UUID text form, lower case: their `hexString` in groups of 8-4-4-4-12 digits.
     static func lowercase(_ raw: [UInt8]) -> String {
-        let digits: StaticString = "0123456789abcdef"
-        return digits.withUTF8Buffer { digits in
-            String(unsafeUninitializedCapacity: 36) { text in
-                var position = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    text[position] = digits[Int(byte >> 4)]
-                    text[position + 1] = digits[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return position
-            }
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, digit) in raw.hexString.utf8.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
         }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 
