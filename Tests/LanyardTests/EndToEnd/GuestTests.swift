@@ -149,6 +149,8 @@ import LanyardStore
     /// A guest linking Apple and Google at once gets both, each at its own place in the account's order.
     @Test(arguments: TestDatabase.available)
     func aGuestLinkingBothProvidersAtOnceKeepsBothInOneOrder(database: TestDatabase) async throws {
+        // Both links read an account with no identity and would take the first place in its order; the
+        // second to commit finds the place taken and links after the first.
         try await TestServer.with(database) { server in
             for round in 0..<6 {
                 let guest = try await server.anonymous()
@@ -162,6 +164,7 @@ import LanyardStore
                 let me = try await server.get("/v1/users/me", bearer: guest.accessToken)
                 let providers = try #require(me.json["linked_providers"] as? [String])
                 #expect(Set(providers) == ["apple", "google"])
+                #expect(me.json["is_anonymous"] as? Bool == false)
                 let positions = try await server.runtime.database.read { connection in
                     try await connection.query("SELECT link_position FROM identities WHERE user_id = $1", [.text(guest.userID)])
                         .map { try $0.integer("link_position") }

@@ -230,26 +230,6 @@ import LanyardStore
     }
 
     @Test(arguments: TestDatabase.available)
-    func aGuestLinkingAppleAndGoogleAtOnceKeepsBoth(database: TestDatabase) async throws {
-        // Both links read an account with no identity and would take the first place in its order; the
-        // second to commit finds the place taken and links after the first.
-        try await TestServer.with(database) { server in
-            for round in 0..<4 {
-                let guest = try await server.anonymous()
-                let apple = try server.idToken(.apple, sub: "guest-both-apple-\(round)")
-                let google = try server.idToken(.google, sub: "guest-both-google-\(round)")
-                async let linkedApple = server.post("/v1/auth/link/apple", ["id_token": apple], bearer: guest.accessToken)
-                async let linkedGoogle = server.post("/v1/auth/link/google", ["id_token": google], bearer: guest.accessToken)
-                let answers = try await [linkedApple, linkedGoogle]
-                #expect(answers.map(\.status) == [200, 200], "round \(round)")
-                let me = try await server.get("/v1/users/me", bearer: guest.accessToken)
-                #expect(Set(me.json["linked_providers"] as? [String] ?? []) == ["apple", "google"])
-                #expect(me.json["is_anonymous"] as? Bool == false)
-            }
-        }
-    }
-
-    @Test(arguments: TestDatabase.available)
     func aLinkAfterAnUnlinkComesLastInTheAccountsOrder(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let ada = try await server.signIn(.apple, sub: "order-apple")
