@@ -1,12 +1,30 @@
 #!/usr/bin/env python3
-"""Turns a benchmark run (JSON lines from lanyard-bench) into the Markdown tables of BENCHMARKS.md."""
-import json, sys
+"""Turns a benchmark run (JSON lines from lanyard-bench) into the Markdown tables of BENCHMARKS.md.
+
+    report.py RUN.jsonl [MICRO.jsonl]                          the tables
+    report.py --best-concurrency TARGET SCENARIO RUN.jsonl     the sweep's best concurrency, for run.sh's rounds
+"""
+import json, statistics, sys
 
 def load(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
-runs = load(sys.argv[1])
+def best_of(rows, target, scenario, database=None, concurrency=None):
+    rows = [r for r in rows if r["target"] == target and r["scenario"] == scenario
+            and (database is None or r["database"] == database)
+            and (concurrency is None or r["concurrency"] == concurrency)]
+    return max(rows, key=lambda r: r["requests_per_second"]) if rows else None
+
+if sys.argv[1] == "--best-concurrency":
+    found = best_of([r for r in load(sys.argv[4]) if r.get("round") is None], sys.argv[2], sys.argv[3])
+    print(found["concurrency"] if found else "")
+    sys.exit(0)
+
+everything = load(sys.argv[1])
+# The sweep (every scenario at every concurrency) and the paired rounds after it (`--round`).
+runs = [r for r in everything if r.get("round") is None]
+rounds = [r for r in everything if r.get("round") is not None]
 micro = {m["name"]: m for m in load(sys.argv[2])} if len(sys.argv) > 2 else {}
 
 CPU_KEYS = ("server_cpu_microseconds_per_request", "database_cpu_microseconds_per_request",
@@ -32,10 +50,7 @@ for r in sorted(runs, key=order):
           f"{r['ok']}/{r['sent']} | {rss} | " + " | ".join(cpu(r, key) for key in CPU_KEYS) + " |")
 
 def best(target, scenario, database=None, concurrency=None):
-    rows = [r for r in runs if r["target"] == target and r["scenario"] == scenario
-            and (database is None or r["database"] == database)
-            and (concurrency is None or r["concurrency"] == concurrency)]
-    return max(rows, key=lambda r: r["requests_per_second"]) if rows else None
+    return best_of(runs, target, scenario, database, concurrency)
 
 print("\n**Lanyard / allauth** (Lanyard at concurrency 64, allauth at its best concurrency)\n")
 print("| scenario | Lanyard SQLite req/s | Lanyard PostgreSQL req/s | allauth best req/s (c) | ratio SQLite | ratio PostgreSQL |")
@@ -59,6 +74,41 @@ for scenario in SCENARIOS:
         return " + ".join(f"{v:.0f}" for v in known) if known else "—"
     share = 100 * p["requests_per_second"] / s["requests_per_second"] if s["requests_per_second"] else 0
     print(f"| {scenario} | {s['requests_per_second']:.0f} | {p['requests_per_second']:.0f} | {share:.0f}% | {total(s)} | {total(p)} |")
+
+if rounds:
+    print("\n**Paired rounds** (after the sweep, per scenario and round, back to back: Lanyard on PostgreSQL and on SQLite at "
+          "concurrency 64, then allauth at its best concurrency in the sweep; medians over the rounds)\n")
+    print("| scenario | round | SQLite req/s | SQLite p99 ms | PostgreSQL req/s | allauth req/s (c) | SQLite / allauth | PostgreSQL / SQLite |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    median = statistics.median
+    for scenario in SCENARIOS:
+        rates, p99s, ratios, shares = [], [], [], []
+        for number in sorted({r["round"] for r in rounds if r["scenario"] == scenario}):
+            def phase(target, database):
+                return next((r for r in rounds if r["round"] == number and r["scenario"] == scenario
+                             and r["target"] == target and r["database"] == database), None)
+            s, p, a = phase("lanyard", "sqlite"), phase("lanyard", "postgres"), phase("allauth", "sqlite")
+            if not s:
+                continue
+            rates.append(s["requests_per_second"])
+            p99s.append(s["p99_milliseconds"])
+            cells = [scenario, str(number), f"{s['requests_per_second']:.0f}", f"{s['p99_milliseconds']:.2f}",
+                     f"{p['requests_per_second']:.0f}" if p else "—"]
+            if a and a["requests_per_second"]:
+                ratios.append(s["requests_per_second"] / a["requests_per_second"])
+                cells += [f"{a['requests_per_second']:.0f} (c={a['concurrency']})", f"{ratios[-1]:.0f}×"]
+            else:
+                cells += ["no equivalent", "—"]
+            if p and s["requests_per_second"]:
+                shares.append(p["requests_per_second"] / s["requests_per_second"])
+                cells.append(f"{100 * shares[-1]:.0f}%")
+            else:
+                cells.append("—")
+            print("| " + " | ".join(cells) + " |")
+        if rates:
+            cells = [f"**{scenario}**", "**median**", f"**{median(rates):.0f}**", f"**{median(p99s):.2f}**", "", "",
+                     f"**{median(ratios):.0f}×**" if ratios else "—", f"**{100 * median(shares):.0f}%**" if shares else "—"]
+            print("| " + " | ".join(cells) + " |")
 
 if micro:
     def us(name): return micro[name]["microseconds_per_operation"] if name in micro else None

@@ -52,10 +52,10 @@ start_lanyard() {  # $1: database URL, $2: port; sets STARTED_PID
   echo "lanyard did not start"; cat "$data/server.log"; exit 1
 }
 
-load() {  # target base database pids scenario concurrency count [database-pids]
+load() {  # target base database pids scenario concurrency count [database-pids [--round N]]
   "$BIN/lanyard-bench" load --target "$1" --base "$2" --database "$3" --server-pids "$4" --scenarios "$5" \
     --concurrency "$6" --count "$7" --max-seconds "$SECONDS_PER_PHASE" --keys-directory "$PEER_HOME/keys" \
-    --database-pids "${8:-}" --json "$RESULTS"
+    --database-pids "${8:-}" --json "$RESULTS" "${@:9}"
 }
 
 # All three servers run side by side (an idle one takes no CPU), and each scenario is measured on the three
@@ -75,6 +75,26 @@ for scenario in signin_new signin_existing refresh me link healthz readyz; do
     signin_new|signin_existing|me|link)
       load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" 1,4,8,16,64 "$PEER_COUNT" ;;
   esac
+done
+
+# Paired rounds: each ratio of the targets compares phases measured seconds apart, not a minute. Per scenario,
+# ROUNDS times: Lanyard on PostgreSQL and on SQLite at 64, then allauth at its best concurrency in the sweep
+# (SQLite in the middle, next to both phases it is compared with).
+# The report takes the median of each ratio over the rounds (BENCHMARKS.md, "How to rerun").
+# Lanyard's phases here run ROUND_COUNT requests (2–5 s at these rates; the sweep's 10,000 take 1–2.5 s, a
+# blip of the machine's speed moves them), allauth's the sweep's PEER_COUNT (5–10 s).
+ROUNDS=${ROUNDS:-3}; ROUND_COUNT=${ROUND_COUNT:-20000}
+if [ "${QUICK:-0}" = 1 ]; then ROUNDS=1; ROUND_COUNT=300; fi
+for scenario in signin_new signin_existing refresh me link; do
+  echo "== $scenario, paired rounds"
+  best=$(python3 Benchmarks/report.py --best-concurrency allauth "$scenario" "$RESULTS")
+  for round in $(seq 1 "$ROUNDS"); do
+    load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 64 "$ROUND_COUNT" "$POSTMASTER_PID" --round "$round"
+    load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 64 "$ROUND_COUNT" "" --round "$round"
+    if [ -n "$best" ]; then
+      load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" "$best" "$PEER_COUNT" "" --round "$round"
+    fi
+  done
 done
 
 python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" | tee "$OUT/report-$STAMP.md"

@@ -47,12 +47,15 @@ public struct PhaseResult: Codable, Sendable {
     public var serverCPUMicrosecondsPerRequest: Double?
     /// CPU a separate database server's processes (PostgreSQL: the postmaster and its backends) spent per request.
     public var databaseCPUMicrosecondsPerRequest: Double?
+    /// Set for the paired rounds that follow a run's sweep (`--round`); absent for the sweep's phases.
+    public var round: Int?
     public var firstErrors: [String]
 
     public var line: String {
         let rss = serverPeakRSSMegabytes.map { String(format: "%.1f MB", $0) } ?? "n/a"
         func cpu(_ micros: Double?) -> String { micros.map { String(format: "%.0f µs", $0) } ?? "n/a" }
-        var line = String(format: "%@ %@ %@ c=%d: %.0f req/s  p50 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  ok %d/%d  errors %d  peak RSS %@",
+        var line = round.map { "round \($0): " } ?? ""
+        line += String(format: "%@ %@ %@ c=%d: %.0f req/s  p50 %.2f ms  p99 %.2f ms  p99.9 %.2f ms  ok %d/%d  errors %d  peak RSS %@",
                           target, scenario, database, concurrency, requestsPerSecond, p50Milliseconds, p99Milliseconds,
                           p999Milliseconds, ok, sent, errors, rss)
         line += "  CPU/req: server \(cpu(serverCPUMicrosecondsPerRequest))"

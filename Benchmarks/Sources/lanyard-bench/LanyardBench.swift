@@ -28,6 +28,7 @@ struct Load: AsyncParsableCommand {
     @Option(help: "The fake IdP's keys folder (apple.pem, google.pem)") var keysDirectory: String
     @Option(help: "The fake IdP, for the kids of its keys") var idp: String = "http://127.0.0.1:8702"
     @Option(help: "Append results here as JSON lines") var json: String?
+    @Option(help: "Marks the results as this paired round (see BENCHMARKS.md), not the sweep") var round: Int?
 
     func run() async throws {
         for url in [base, idp] {
@@ -111,6 +112,7 @@ struct Load: AsyncParsableCommand {
                 var result = await generator.run(scenario)
                 result.target = target.rawValue
                 result.database = database
+                result.round = round
                 print(result.line)
                 if !result.firstErrors.isEmpty { print("  first errors: \(result.firstErrors)") }
                 if let json {

@@ -101,4 +101,24 @@ import Testing
         #expect(ProcFS.cpuSeconds(from: before, to: after) == 1.25)
         #expect(ProcFS.cpuSeconds(from: [30: 9.0], to: [:]) == nil)
     }
+
+    @Test func onlyAPairedRoundsResultsCarryTheirRound() throws {
+        // `report.py` tells the sweep from the paired rounds by this key alone.
+        let sweepLine = #"{"scenario":"me","target":"lanyard","database":"sqlite","concurrency":64,"sent":10,"ok":10,"errors":0,"elapsed_seconds":1,"requests_per_second":10,"p50_milliseconds":1,"p99_milliseconds":2,"p999_milliseconds":3,"max_milliseconds":4,"first_errors":[]}"#
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        func written(_ result: PhaseResult) throws -> [String: Any] {
+            try #require(JSONSerialization.jsonObject(with: encoder.encode(result)) as? [String: Any])
+        }
+        var result = try decoder.decode(PhaseResult.self, from: Data(sweepLine.utf8))
+        #expect(result.round == nil)
+        #expect(try written(result)["round"] == nil)
+        #expect(!result.line.hasPrefix("round"))
+
+        result.round = 2
+        #expect(try written(result)["round"] as? Int == 2)
+        #expect(result.line.hasPrefix("round 2: lanyard me sqlite c=64: 10 req/s"))
+    }
 }
