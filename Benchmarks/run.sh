@@ -67,6 +67,14 @@ start_lanyard "${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}" "$POS
 POSTMASTER_PID=$(head -n 1 "$LANYARD_TEST_POSTGRES_DATA/postmaster.pid")  # PostgreSQL's backends are its children
 GUNICORN_PID=$(cat "$PEER_HOME/run/gunicorn.pid")
 
+# Paired rounds: each ratio of the targets then compares phases measured seconds apart, not a minute. After
+# each scenario's sweep, ROUNDS times: Lanyard on PostgreSQL and on SQLite at 64, then allauth at its best
+# concurrency in the sweep (SQLite in the middle, next to both phases it is compared with). The report takes
+# the median of each ratio over the rounds (BENCHMARKS.md, "How to rerun"). The phases are the sweep's:
+# COUNT requests for Lanyard, PEER_COUNT for allauth.
+ROUNDS=${ROUNDS:-3}
+if [ "${QUICK:-0}" = 1 ]; then ROUNDS=1; fi
+
 for scenario in signin_new signin_existing refresh me link healthz readyz; do
   echo "== $scenario"
   load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 1,16,64 "$COUNT"
@@ -75,22 +83,12 @@ for scenario in signin_new signin_existing refresh me link healthz readyz; do
     signin_new|signin_existing|me|link)
       load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" 1,4,8,16,64 "$PEER_COUNT" ;;
   esac
-done
-
-# Paired rounds: each ratio of the targets compares phases measured seconds apart, not a minute. Per scenario,
-# ROUNDS times: Lanyard on PostgreSQL and on SQLite at 64, then allauth at its best concurrency in the sweep
-# (SQLite in the middle, next to both phases it is compared with).
-# The report takes the median of each ratio over the rounds (BENCHMARKS.md, "How to rerun").
-# Lanyard's phases here run ROUND_COUNT requests (2–5 s at these rates; the sweep's 10,000 take 1–2.5 s, a
-# blip of the machine's speed moves them), allauth's the sweep's PEER_COUNT (5–10 s).
-ROUNDS=${ROUNDS:-3}; ROUND_COUNT=${ROUND_COUNT:-20000}
-if [ "${QUICK:-0}" = 1 ]; then ROUNDS=1; ROUND_COUNT=300; fi
-for scenario in signin_new signin_existing refresh me link; do
-  echo "== $scenario, paired rounds"
+  case "$scenario" in healthz|readyz) continue ;; esac
   best=$(python3 Benchmarks/report.py --best-concurrency allauth "$scenario" "$RESULTS")
   for round in $(seq 1 "$ROUNDS"); do
-    load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 64 "$ROUND_COUNT" "$POSTMASTER_PID" --round "$round"
-    load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 64 "$ROUND_COUNT" "" --round "$round"
+    echo "== $scenario, round $round"
+    load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 64 "$COUNT" "$POSTMASTER_PID" --round "$round"
+    load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 64 "$COUNT" "" --round "$round"
     if [ -n "$best" ]; then
       load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" "$best" "$PEER_COUNT" "" --round "$round"
     fi
