@@ -76,7 +76,7 @@ for scenario in SCENARIOS:
     print(f"| {scenario} | {s['requests_per_second']:.0f} | {p['requests_per_second']:.0f} | {share:.0f}% | {total(s)} | {total(p)} |")
 
 if rounds:
-    print("\n**Paired rounds** (after the sweep, per scenario and round, back to back: Lanyard on PostgreSQL and on SQLite at "
+    print("\n**Paired rounds** (after each scenario's sweep, per round, back to back: Lanyard on PostgreSQL and on SQLite at "
           "concurrency 64, then allauth at its best concurrency in the sweep; medians over the rounds)\n")
     print("| scenario | round | SQLite req/s | SQLite p99 ms | PostgreSQL req/s | allauth req/s (c) | SQLite / allauth | PostgreSQL / SQLite |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
