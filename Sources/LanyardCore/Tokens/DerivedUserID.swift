@@ -8,9 +8,6 @@ public enum DerivedUserID {
         var bytes = Array(Hashing.sha256(Array("\(provider):\(subject)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.hexString
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4),
-                     hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
-        return parts.joined(separator: "-")
+        return UUIDText.lowercase(bytes)
     }
 }

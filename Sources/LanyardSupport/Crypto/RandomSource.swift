@@ -55,10 +55,11 @@ extension RandomSource {
     }
 }
 
-/// UUID text without Foundation's upper-case rendering and a second pass to lower it.
-enum UUIDText {
+/// UUID text without Foundation's upper-case rendering and a second pass to lower it: random ids here, derived
+/// account ids (`DerivedUserID`).
+public enum UUIDText {
     /// 16 bytes in UUID text form, lower case: their `hexString` in groups of 8-4-4-4-12 digits.
-    static func lowercase(_ raw: [UInt8]) -> String {
+    public static func lowercase(_ raw: [UInt8]) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(36)
         for (index, digit) in raw.hexString.utf8.enumerated() {
