@@ -31,7 +31,7 @@ enum Startup {
     static func logger(_ configuration: LanyardConfiguration) -> Logger {
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = LineLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

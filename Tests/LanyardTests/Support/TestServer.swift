@@ -39,6 +39,7 @@ struct TestServer: Sendable {
     static func with(
         _ database: TestDatabase,
         configure: (inout LanyardConfiguration) -> Void = { _ in },
+        logger: Logger? = nil,
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let (url, cleanup) = try await database.makeFresh()
@@ -46,7 +47,7 @@ struct TestServer: Sendable {
             // A port picked as free can be taken by a parallel test before we bind it: then try another.
             var started = false
             for _ in 1...5 where !started {
-                started = try await startAndRun(databaseURL: url, configure: configure, body)
+                started = try await startAndRun(databaseURL: url, configure: configure, logger: logger, body)
             }
             await cleanup()
             if !started { throw TestSetupError("the test server did not start on any of 5 ports") }
@@ -60,6 +61,7 @@ struct TestServer: Sendable {
     private static func startAndRun(
         databaseURL: String,
         configure: (inout LanyardConfiguration) -> Void,
+        logger: Logger?,
         _ body: (TestServer) async throws -> Void
     ) async throws -> Bool {
         let port = try freeLoopbackPort()
@@ -75,8 +77,11 @@ struct TestServer: Sendable {
         ])
         configure(&configuration)
         let clock = ManualClock(Date())
-        var logger = Logger(label: "lanyard.test")
-        logger.logLevel = .critical
+        let logger = logger ?? {
+            var quiet = Logger(label: "lanyard.test")
+            quiet.logLevel = .critical
+            return quiet
+        }()
         let runtime = try await LanyardRuntime.start(configuration: configuration, logger: logger, clock: clock)
         let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = runtime.application { port in startedContinuation.yield(port) }
