@@ -32,8 +32,8 @@ public struct CoreDependencies: Sendable {
                 configuration: LanyardConfiguration) {
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
-        self.refreshTargets = BatchedRead(database: database) { connection, hashes in
-            try await RefreshTokenStore(connection).findForRefresh(tokenHashes: hashes)
+        self.refreshTargets = BatchedRead(database: database) { connection, keys in
+            try await RefreshTokenStore(connection).findForRefresh(tokenKeys: keys)
         }
         self.identityOwners = IdentityOwnerReader(database: database, providers: Provider.allCases.map(\.rawValue))
         self.refreshRotations = RefreshRotations(database: database)

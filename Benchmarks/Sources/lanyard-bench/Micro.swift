@@ -61,9 +61,10 @@ struct Micro: AsyncParsableCommand {
                 throw BenchError("bad")
             }
         }
-        let refreshToken = RefreshTokens.generate(SystemRandomSource())
-        measure("refresh_token_sha256_hex") { _ = RefreshTokens.hash(refreshToken) }
-        measure("refresh_token_generate") { _ = RefreshTokens.generate(SystemRandomSource()) }
+        let session = UUID().uuidString.lowercased()
+        let refreshToken = RefreshTokens.generate(session: session, SystemRandomSource())
+        measure("refresh_token_storage_key") { _ = RefreshTokens.storageKey(refreshToken) }
+        measure("refresh_token_generate") { _ = RefreshTokens.generate(session: session, SystemRandomSource()) }
 
         let now = Date()
         let user = UserView(

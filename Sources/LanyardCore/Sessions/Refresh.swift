@@ -21,13 +21,13 @@ public struct Refresh: Sendable {
         let dependencies = self.dependencies
         // Read before the transaction and unlocked (batched with other refreshes on PostgreSQL): refreshes of
         // one token that race all decide to rotate it, and the rotation is idempotent.
-        guard let target = try await dependencies.refreshTargets.read(RefreshTokens.hash(token)) else {
+        guard let target = try await dependencies.refreshTargets.read(RefreshTokens.storageKey(token)) else {
             throw LanyardError.invalidRefreshToken
         }
         let now = dependencies.clock.now()
         guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
         let session = target.session
-        let successor = RefreshTokens.successor(of: token, key: dependencies.refreshSuccessorKey)
+        let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)
         let issued = Outcome.issued(session, successor: successor,
                                     account: UserView(user: target.owner, identities: target.ownerIdentities))
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
@@ -60,7 +60,7 @@ public struct Refresh: Sendable {
     /// concurrent refreshes' rotations on PostgreSQL, `RefreshRotations`).
     private func rotate(_ target: RefreshTarget, to successor: String, at now: Date,
                         answering issued: Outcome) async throws -> Outcome {
-        let rotation = Rotation(tokenHash: target.token.tokenHash, successorHash: RefreshTokens.hash(successor),
+        let rotation = Rotation(tokenKey: target.token.tokenKey, successorKey: RefreshTokens.storageKey(successor),
                                 sessionID: target.session.id, date: now,
                                 sessionExpiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL))
         let marksActive = UserStore.activityIsStale(target.owner.lastActiveAt, at: now)

@@ -31,8 +31,8 @@ struct SessionIssuer {
             id: dependencies.random.newID(at: now), userID: userID, createdAt: now,
             expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: now, amr: method,
             clientIP: client.ip, userAgent: client.userAgent.map { String($0.prefix(512)) })
-        let refreshToken = RefreshTokens.generate(dependencies.random)
-        try await SessionStore(connection).insert(session, refreshTokenHash: RefreshTokens.hash(refreshToken))
+        let refreshToken = RefreshTokens.generate(session: session.id, dependencies.random)
+        try await SessionStore(connection).insert(session, refreshTokenKey: RefreshTokens.storageKey(refreshToken))
         return OpenedSession(userID: userID, sessionID: session.id, refreshToken: refreshToken, authTime: now,
                              method: method)
     }

@@ -1,13 +1,14 @@
 import Foundation
 
 public struct RefreshTokenRecord: Sendable, Equatable {
-    public var tokenHash: String
+    public var tokenKey: String
     public var sessionID: String
     public var createdAt: Date
     public var rotatedAt: Date?
 }
 
-/// The `refresh_tokens` table. Only SHA-256 hashes are stored, never a token.
+/// The `refresh_tokens` table. A token is stored under its key (`RefreshTokens.storageKey`: its session's id and
+/// its SHA-256 hash; the column keeps its first name, `token_hash`), never as itself.
 public struct RefreshTokenStore: Sendable {
     let connection: any DatabaseConnection
 
@@ -15,17 +16,17 @@ public struct RefreshTokenStore: Sendable {
         self.connection = connection
     }
 
-    /// Presented tokens (up to `BatchedKeys.maximum`, by hash), each with its session and the session's
+    /// Presented tokens (up to `BatchedKeys.maximum`, by key), each with its session and the session's
     /// account with its identities: everything a refresh decides on and answers with, in one query (nothing a
     /// refresh writes shows in the account), batched on PostgreSQL. Tokens not found are left out. Nothing is
     /// locked: refreshes of one token that race all decide to rotate it, and `rotate` is idempotent (the
     /// successor is derived from the token).
-    public func findForRefresh(tokenHashes: [String]) async throws -> [String: RefreshTarget] {
-        try await BatchedKeys.rows(Self.tokensWithSessionsAndAccounts, keys: tokenHashes, column: "token_hash",
+    public func findForRefresh(tokenKeys: [String]) async throws -> [String: RefreshTarget] {
+        try await BatchedKeys.rows(Self.tokensWithSessionsAndAccounts, keys: tokenKeys, column: "token_hash",
                                    on: connection).mapValues { rows in
             let row = rows[0]
             let session = try SessionRecord(row: row, prefix: SessionRecord.columnPrefix)
-            let token = RefreshTokenRecord(tokenHash: try row.string("token_hash"), sessionID: session.id,
+            let token = RefreshTokenRecord(tokenKey: try row.string("token_hash"), sessionID: session.id,
                                            createdAt: try row.date("token_created_at"),
                                            rotatedAt: try row.optionalDate("token_rotated_at"))
             return RefreshTarget(token: token, session: session, owner: try UserRecord(row: row),
@@ -33,14 +34,14 @@ public struct RefreshTokenStore: Sendable {
         }
     }
 
-    private static let tokensWithSessionsAndAccounts = BatchedKeys.Statements(orderBy: "identity_link_position") { hash in
+    private static let tokensWithSessionsAndAccounts = BatchedKeys.Statements(orderBy: "identity_link_position") { key in
         """
         SELECT u.*, t.token_hash AS token_hash, t.created_at AS token_created_at, t.rotated_at AS token_rotated_at,
                \(SessionRecord.prefixedColumns(table: "s")), \(UserStore.identityColumns),
                i.link_position AS identity_link_position
         FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
              LEFT JOIN identities i ON i.user_id = u.id
-        WHERE t.token_hash = \(hash)
+        WHERE t.token_hash = \(key)
         """
     }
 
@@ -96,18 +97,18 @@ public struct RefreshTokenStore: Sendable {
     }
 }
 
-/// One refresh's writes: `tokenHash` marked used at `date`, `successorHash` stored for the same session, the
+/// One refresh's writes: `tokenKey` marked used at `date`, `successorKey` stored for the same session, the
 /// session extended to `sessionExpiresAt`.
 public struct Rotation: Hashable, Sendable {
-    public var tokenHash: String
-    public var successorHash: String
+    public var tokenKey: String
+    public var successorKey: String
     public var sessionID: String
     public var date: Date
     public var sessionExpiresAt: Date
 
-    public init(tokenHash: String, successorHash: String, sessionID: String, date: Date, sessionExpiresAt: Date) {
-        self.tokenHash = tokenHash
-        self.successorHash = successorHash
+    public init(tokenKey: String, successorKey: String, sessionID: String, date: Date, sessionExpiresAt: Date) {
+        self.tokenKey = tokenKey
+        self.successorKey = successorKey
         self.sessionID = sessionID
         self.date = date
         self.sessionExpiresAt = sessionExpiresAt
@@ -117,7 +118,7 @@ public struct Rotation: Hashable, Sendable {
 
     /// `$1` token, `$2` successor, `$3` time, `$4` session, `$5` session expiry.
     var binds: [SQLValue] {
-        [.text(tokenHash), .text(successorHash), .date(date), .text(sessionID), .date(sessionExpiresAt)]
+        [.text(tokenKey), .text(successorKey), .date(date), .text(sessionID), .date(sessionExpiresAt)]
     }
 }
 

@@ -72,11 +72,11 @@ public struct SessionStore: Sendable {
     }
 
     /// Inserts a session and its first refresh token (hashed), held back on PostgreSQL (see `enqueueWrite`).
-    public func insert(_ session: SessionRecord, refreshTokenHash: String) async throws {
+    public func insert(_ session: SessionRecord, refreshTokenKey: String) async throws {
         let binds: [SQLValue] = [
             .text(session.id), .text(session.userID), .date(session.createdAt), .date(session.refreshedAt),
             .date(session.expiresAt), .date(session.authTime), .text(session.amr), .optionalText(session.clientIP),
-            .optionalText(session.userAgent), .text(refreshTokenHash),
+            .optionalText(session.userAgent), .text(refreshTokenKey),
         ]
         let insertSession = """
             INSERT INTO sessions (id, user_id, created_at, refreshed_at, expires_at, auth_time, amr, client_ip, user_agent)

@@ -68,6 +68,35 @@ public enum UUIDText {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// The 16 bytes of UUID text (hex digits of either case in groups of 8-4-4-4-12), or nil for anything else.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        var raw: [UInt8] = []
+        raw.reserveCapacity(16)
+        var high: UInt8?
+        for (index, character) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                raw.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return raw
+    }
 }
 
 extension Sequence where Element == UInt8 {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LanyardCore
 import LanyardStore
+import LanyardSupport
 
 @Suite struct RefreshTests {
     @Test(arguments: TestDatabase.available)
@@ -61,6 +62,48 @@ import LanyardStore
         }
     }
 
+    /// A token carries its session's id, which finds its row; its hash covers the id, so the secret of one
+    /// session's token with another session's id in front finds nothing, and revokes nothing.
+    @Test(arguments: TestDatabase.available)
+    func aTokenMovedToAnotherSessionIsRefusedAndRevokesNothing(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let first = try await server.signIn(.apple, sub: "selector-a")
+            let second = try await server.signIn(.google, sub: "selector-b")
+            let secondRaw = try #require(Base64URL.decode(second.refreshToken))
+            let moved = Base64URL.encode(Array(secondRaw[0..<16]) + Array(try #require(Base64URL.decode(first.refreshToken))[16...]))
+            #expect(moved.utf8.count == 64)
+            #expect(try await server.refresh(moved).errorCode == "INVALID_REFRESH_TOKEN")
+            for session in [first, second] {
+                let refreshed = try Session(try await server.refresh(session.refreshToken))
+                #expect(refreshed.claims["sid"] as? String == session.claims["sid"] as? String)
+                #expect(try await server.get("/v1/users/me", bearer: refreshed.accessToken).status == 200)
+            }
+        }
+    }
+
+    /// Tokens issued before session ids were part of them (43 characters, stored under their hash alone) still
+    /// rotate, into a token of the current form.
+    @Test(arguments: TestDatabase.available)
+    func aTokenOfTheEarlierFormStillRotates(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "earlier-token")
+            let sessionID = try #require(session.claims["sid"] as? String)
+            let earlier = Base64URL.encode(SystemRandomSource().bytes(32))
+            _ = try await server.runtime.database.transaction { connection in
+                try await connection.query("INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)",
+                                           [.text(Hashing.sha256Hex(earlier)), .text(sessionID), .date(server.clock.now())])
+            }
+            let refreshed = try Session(try await server.refresh(earlier))
+            #expect(refreshed.claims["sid"] as? String == sessionID)
+            #expect(refreshed.refreshToken.utf8.count == 64)
+            #expect(try await server.refresh(refreshed.refreshToken).status == 200)
+            // It was rotated like any other: presented again after the grace, the session is revoked.
+            server.clock.advance(by: 60)
+            #expect(try await server.refresh(earlier).errorCode == "REFRESH_TOKEN_REUSED")
+            #expect(try await server.refresh(session.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
     /// Rotations stored together (one statement on PostgreSQL): each token rotated into its own session, one
     /// token's two rotations stored once, and a rotation whose session is gone refused without failing the rest.
     @Test(arguments: TestDatabase.available)
@@ -71,8 +114,8 @@ import LanyardStore
             let doomed = try await server.signIn(.apple, sub: "rotated-doomed")
             let now = server.clock.now()
             func rotation(_ session: Session, at date: Date) throws -> Rotation {
-                Rotation(tokenHash: RefreshTokens.hash(session.refreshToken),
-                         successorHash: RefreshTokens.hash("successor of " + session.refreshToken),
+                Rotation(tokenKey: RefreshTokens.storageKey(session.refreshToken),
+                         successorKey: RefreshTokens.storageKey("successor of " + session.refreshToken),
                          sessionID: try #require(session.claims["sid"] as? String), date: date,
                          sessionExpiresAt: date.addingTimeInterval(3600))
             }
@@ -87,16 +130,16 @@ import LanyardStore
             }
             #expect(stored.filter { !$0.value }.map(\.key.sessionID) == [rotations.last?.sessionID])
             let targets = try await server.runtime.database.read { connection in
-                try await RefreshTokenStore(connection).findForRefresh(tokenHashes: rotations.dropLast().map(\.successorHash))
+                try await RefreshTokenStore(connection).findForRefresh(tokenKeys: rotations.dropLast().map(\.successorKey))
             }
             #expect(targets.count == sessions.count)
             for rotation in rotations.dropLast() {
-                #expect(targets[rotation.successorHash]?.session.id == rotation.sessionID)
-                #expect(targets[rotation.successorHash]?.session.expiresAt == rotation.sessionExpiresAt
-                        || rotation.tokenHash == rotations[0].tokenHash)
+                #expect(targets[rotation.successorKey]?.session.id == rotation.sessionID)
+                #expect(targets[rotation.successorKey]?.session.expiresAt == rotation.sessionExpiresAt
+                        || rotation.tokenKey == rotations[0].tokenKey)
             }
             let used = try await server.runtime.database.read { connection in
-                try await RefreshTokenStore(connection).findForRefresh(tokenHashes: Array(Set(rotations.dropLast().map(\.tokenHash))))
+                try await RefreshTokenStore(connection).findForRefresh(tokenKeys: Array(Set(rotations.dropLast().map(\.tokenKey))))
             }
             #expect(used.count == sessions.count)
             #expect(used.values.allSatisfy { $0.token.rotatedAt != nil })
