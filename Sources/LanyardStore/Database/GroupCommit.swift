@@ -63,15 +63,16 @@ final class GroupCommit: Sendable {
     /// after the group's (`WriteBatch.accepts`), in the order they came.
     static func groups(_ pending: [Pending]) -> [Group] {
         var groups: [Group] = []
+        var shapes: [WriteBatch.Shape] = []  // each group's first transaction's, worked out once
         for transaction in pending {
-            let index = groups.firstIndex { group in
-                group.members[0].writes.shape == transaction.writes.shape && group.combined.accepts(transaction.writes)
-            }
+            let shape = transaction.writes.shape
+            let index = groups.indices.first { shapes[$0] == shape && groups[$0].combined.accepts(transaction.writes) }
             if let index {
                 groups[index].combined.append(contentsOf: transaction.writes)
                 groups[index].members.append(transaction)
             } else {
                 groups.append(Group(combined: transaction.writes, members: [transaction]))
+                shapes.append(shape)
             }
         }
         return groups

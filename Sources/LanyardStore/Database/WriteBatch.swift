@@ -31,6 +31,10 @@ struct WriteBatch: Sendable {
     }
 
     private var writes: [Write] = []
+    /// What an insert that reads no table needs to know of the held writes to join (`accepts`) without
+    /// looking at each: whether one cannot be combined, and the tables they update or delete from.
+    private var holdsUncombinable = false
+    private var changedTables: Set<String> = []
 
     var isEmpty: Bool { writes.isEmpty }
     var count: Int { writes.count }
@@ -92,18 +96,41 @@ struct WriteBatch: Sendable {
     func accepts(_ target: Target?, binds: [SQLValue] = []) -> Bool {
         guard !writes.isEmpty else { return true }
         guard let target else { return false }
-        return !writes.contains { held in
-            guard let heldTarget = held.target else { return true }
-            let table = heldTarget.table
-            if target.reads.contains(table) {
-                guard let heldKey = Self.value(heldTarget.key, in: held.binds),
-                      let readKey = Self.value(target.keyedReads[table], in: binds), heldKey != readKey else { return true }
-            }
-            guard table == target.table, !(heldTarget.isInsert && target.isInsert) else { return false }
-            guard let heldKey = Self.value(heldTarget.key, in: held.binds), let key = Self.value(target.key, in: binds)
-            else { return true }
-            return heldKey == key
+        return joinsByTable(target) || writes.allSatisfy { Self.write(to: target, binds: binds, isIndependentOf: $0) }
+    }
+
+    /// Whether every write of `other` can join, each after the ones before it (`GroupCommit`). Checked in
+    /// place: a group commit asks this of every waiting transaction against a batch of up to 16 others'.
+    func accepts(_ other: WriteBatch) -> Bool {
+        for (index, write) in other.writes.enumerated() where !(writes.isEmpty && index == 0) {
+            guard let target = write.target else { return false }
+            if joinsByTable(target) && other.joinsByTable(target) { continue }
+            let independent = { (held: Write) in Self.write(to: target, binds: write.binds, isIndependentOf: held) }
+            guard writes.allSatisfy(independent), other.writes[..<index].allSatisfy(independent) else { return false }
         }
+        return true
+    }
+
+    /// An insert that reads no table is independent of every held write but an uncombinable one or an update
+    /// or delete of its table (`write(to:binds:isIndependentOf:)`).
+    private func joinsByTable(_ target: Target) -> Bool {
+        target.isInsert && target.reads.isEmpty && !holdsUncombinable && !changedTables.contains(target.table)
+    }
+
+    /// Whether a write to `target` with `binds`, run in the same statement as `held`, cannot see or change
+    /// what `held` does: it reads no table `held` writes (but another row picked by id), and writes another
+    /// table, or the same one when both insert or both pick different rows by id.
+    private static func write(to target: Target, binds: [SQLValue], isIndependentOf held: Write) -> Bool {
+        guard let heldTarget = held.target else { return false }
+        let table = heldTarget.table
+        if target.reads.contains(table) {
+            guard let heldKey = value(heldTarget.key, in: held.binds),
+                  let readKey = value(target.keyedReads[table], in: binds), heldKey != readKey else { return false }
+        }
+        guard table == target.table, !(heldTarget.isInsert && target.isInsert) else { return true }
+        guard let heldKey = value(heldTarget.key, in: held.binds), let key = value(target.key, in: binds)
+        else { return false }
+        return heldKey != key
     }
 
     /// The value bound to parameter `number` (one-based), if there is one.
@@ -112,24 +139,21 @@ struct WriteBatch: Sendable {
         return binds[number - 1]
     }
 
-    /// Whether every write of `other` can join, each after the ones before it (`GroupCommit`).
-    func accepts(_ other: WriteBatch) -> Bool {
-        var trial = self
-        for write in other.writes {
-            guard trial.accepts(write.target, binds: write.binds) else { return false }
-            trial.writes.append(write)
-        }
-        return true
-    }
-
     /// - Precondition: `accepts(other)`.
     mutating func append(contentsOf other: WriteBatch) {
         writes += other.writes
+        holdsUncombinable = holdsUncombinable || other.holdsUncombinable
+        changedTables.formUnion(other.changedTables)
     }
 
     /// - Precondition: `accepts(target)`, with `target` from `target(of: sql)`.
     mutating func append(_ sql: String, _ binds: [SQLValue], target: Target?) {
         writes.append(Write(sql: sql, binds: binds, target: target))
+        if let target {
+            if !target.isInsert { changedTables.insert(target.table) }
+        } else {
+            holdsUncombinable = true
+        }
     }
 
     /// The statement for a batch of writes, worked out from their SQL alone (so it can be remembered):
@@ -145,7 +169,7 @@ struct WriteBatch: Sendable {
         var bindCounts: [Int]
     }
 
-    var shape: Shape { Shape(sql: writes.map(\.sql), bindCounts: writes.map(\.binds.count)) }
+    var shape: Shape { Shape(sql: writes.map { $0.sql }, bindCounts: writes.map { $0.binds.count }) }
 
     /// The batch as one statement; a single write is sent as it is. `combined` is `Self.combine(shape)`,
     /// which callers remember per shape (`StatementShapes`).

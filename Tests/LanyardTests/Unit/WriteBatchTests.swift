@@ -36,6 +36,36 @@ import Testing
             """)), "a subquery would not see the held insert's row")
     }
 
+    /// An insert that reads nothing joins without a look at each held write, unless one updates or deletes
+    /// from its table or cannot be combined; whole transactions (`GroupCommit`) follow the same rules.
+    @Test func anInsertWaitsForAHeldUpdateOrDeleteOfItsTable() throws {
+        let updateUser = "UPDATE users SET display_name = $2 WHERE id = $1"
+        let deleteSession = "DELETE FROM sessions WHERE id = $1"
+        let insertSession = "INSERT INTO sessions (id) VALUES ($1)"
+        let insertAudit = "INSERT INTO audit_log (at) VALUES ($1)"
+        var batch = WriteBatch()
+        batch.append(updateUser, ["u1", "Ada"], target: try plain(updateUser))
+        #expect(!batch.accepts(try plain("INSERT INTO users (id) VALUES ($1)")), "the held update's table")
+        #expect(batch.accepts(try plain(insertSession)), "another table")
+        batch.append(deleteSession, ["s1"], target: try plain(deleteSession))
+        #expect(!batch.accepts(try plain(insertSession)), "the held delete's table")
+        #expect(batch.accepts(try plain(insertAudit)))
+
+        func transaction(_ writes: [(String, [SQLValue])]) throws -> WriteBatch {
+            var held = WriteBatch()
+            for (sql, binds) in writes { held.append(sql, binds, target: try plain(sql)) }
+            return held
+        }
+        let signIn = try transaction([(insertSession, ["s2"]), (insertAudit, [.integer(2)])])
+        #expect(try signIn.accepts(transaction([(insertSession, ["s3"]), (insertAudit, [.integer(3)])])))
+        #expect(try !signIn.accepts(transaction([(deleteSession, ["s4"]), (insertSession, ["s5"])])),
+                "its own delete comes before its insert into the same table")
+        #expect(try !transaction([(deleteSession, ["s6"])]).accepts(signIn), "a held delete of the table it inserts into")
+        var uncombinable = WriteBatch()
+        uncombinable.append("WITH a AS (DELETE FROM x) SELECT 1", [], target: nil)
+        #expect(!uncombinable.accepts(signIn))
+    }
+
     @Test func heldWritesBecomeOneStatementWithTheirParametersRenumbered() {
         var batch = WriteBatch()
         for (sql, binds) in [
