@@ -57,22 +57,22 @@ final class GroupCommit: Sendable {
     struct Group: Sendable {
         var combined: WriteBatch
         var members: [Pending]
+        /// The first member's statements, which every member shares (worked out once, not per comparison).
+        let shape: WriteBatch.Shape
     }
 
     /// The groups the transactions are committed in: the same statements, each transaction's writes accepted
     /// after the group's (`WriteBatch.accepts`), in the order they came.
     static func groups(_ pending: [Pending]) -> [Group] {
         var groups: [Group] = []
-        var shapes: [WriteBatch.Shape] = []  // each group's first transaction's, worked out once
         for transaction in pending {
             let shape = transaction.writes.shape
-            let index = groups.indices.first { shapes[$0] == shape && groups[$0].combined.accepts(transaction.writes) }
+            let index = groups.firstIndex { $0.shape == shape && $0.combined.accepts(transaction.writes) }
             if let index {
                 groups[index].combined.append(contentsOf: transaction.writes)
                 groups[index].members.append(transaction)
             } else {
-                groups.append(Group(combined: transaction.writes, members: [transaction]))
-                shapes.append(shape)
+                groups.append(Group(combined: transaction.writes, members: [transaction], shape: shape))
             }
         }
         return groups
