@@ -81,13 +81,7 @@ public enum UUIDText {
                 guard character == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let value = character.hexDigitValue else { return nil }
             if let first = high {
                 raw.append(first << 4 | value)
                 high = nil
@@ -96,6 +90,18 @@ public enum UUIDText {
             }
         }
         return raw
+    }
+}
+
+extension UInt8 {
+    /// The value of this ASCII byte as a hex digit (either case), or nil when it is not one.
+    public var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 

@@ -213,13 +213,7 @@ public enum JSONParser {
             guard bytes.count - index >= 4 else { throw failure("invalid escape") }
             var value: UInt16 = 0
             for _ in 0..<4 {
-                let digit: UInt8
-                switch bytes[index] {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = bytes[index] - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = bytes[index] - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = bytes[index] - UInt8(ascii: "A") + 10
-                default: throw failure("invalid escape")
-                }
+                guard let digit = bytes[index].hexDigitValue else { throw failure("invalid escape") }
                 value = value << 4 | UInt16(digit)
                 index += 1
             }
