@@ -7,10 +7,14 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "lanyard",
-    platforms: [.macOS(.v14)],
+    // One list for the package: the server needs macOS 14 (Hummingbird); the SDK alone would run on macOS 13.
+    platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
-        .executable(name: "lanyard", targets: ["lanyard"]),
+        .executable(name: "lanyard", targets: ["LanyardCommand"]),
+        // The client SDK for apps: Foundation only, so an app that depends on it builds none of the server's packages.
+        .library(name: "Lanyard", targets: ["Lanyard"]),
         .library(name: "LanyardServer", targets: ["LanyardServer"]),
+        .executable(name: "lanyard-demo", targets: ["LanyardDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -88,12 +92,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "lanyard",
+            name: "LanyardCommand",
             dependencies: [
                 "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardEmulator", "LanyardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The client SDK (DESIGN section 9): Foundation only, no dependency on any other target or package.
+        .target(
+            name: "Lanyard",
+            swiftSettings: swiftSettings
+        ),
+        // The seeds' stories told through the SDK against `lanyard dev` (`swift run lanyard-demo`).
+        .executableTarget(
+            name: "LanyardDemo",
+            dependencies: ["Lanyard"],
+            path: "Examples/Demo",
+            swiftSettings: swiftSettings
+        ),
+        // README's SwiftUI settings screen, compiled where SwiftUI exists (empty elsewhere).
+        .target(
+            name: "LanyardSwiftUIExample",
+            dependencies: ["Lanyard"],
+            path: "Examples/SwiftUI",
             swiftSettings: swiftSettings
         ),
         // The load generator's parts (Benchmarks/, BENCHMARKS.md): HTTP on the wire, the closed loop, the
@@ -125,7 +148,7 @@ let package = Package(
             name: "LanyardTests",
             dependencies: [
                 "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
-                "LanyardBenchKit",
+                "LanyardBenchKit", "Lanyard",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

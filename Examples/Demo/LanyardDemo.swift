@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Lanyard
+
+/// The seeds' stories, told through the SDK against `lanyard dev`: `swift run lanyard-demo`.
+/// Uses the server at `LANYARD_URL` (default http://127.0.0.1:8080) when it runs in dev mode, else starts
+/// `lanyard dev` on a temporary database and stops it at the end.
+@main
+struct LanyardDemo {
+    struct Reminder: Codable, Sendable { var title: String; var done = false }
+    struct Tag: Codable, Sendable { var name: String }
+    struct Habit: Codable, Sendable { var name: String; var streak: Int }
+
+    static func main() async {
+        do {
+            let server = try await DemoServer.reachOrStart()
+            defer { server.stop() }
+            try await tell(server.url)
+            print("\nAll stories told.")
+        } catch {
+            print("demo failed: \(error)")
+            exit(1)
+        }
+    }
+
+    static func tell(_ url: URL) async throws {
+        let emulator = Emulator(url: url)
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let adaApple = "ada-apple-\(run)", adaGoogle = "ada-google-\(run)"
+
+        chapter("1. Ada signs in with Apple on her iPhone")
+        let iPhone = LanyardClient(url: url, storage: MemorySessionStore())
+        let nonce = AppleNonce()
+        let appleToken = try await emulator.idToken(.apple, sub: adaApple, email: "ada@privaterelay.appleid.com",
+                                                    nonce: nonce.hashed)
+        let first = try await iPhone.signInWithApple(
+            idToken: appleToken, rawNonce: nonce.raw, fullName: PersonNameComponents(givenName: "Ada", familyName: "Lovelace"))
+        say("signed in as \(first.user.displayName ?? "?") (\(first.user.id)), new account: \(first.isNewUser)")
+
+        let reminders = iPhone.collection("reminders", of: Reminder.self)
+        try await reminders.put(Reminder(title: "Buy milk"), id: "r1")
+        try await reminders.put(Reminder(title: "Call Charles"), id: "r2")
+        try await iPhone.collection("tags", of: Tag.self).put(Tag(name: "home"), id: "t1")
+        say("created 2 reminders and 1 tag")
+
+        chapter("2. She links her Google account in Settings")
+        try await iPhone.link(.google(idToken: try await emulator.idToken(.google, sub: adaGoogle, email: "ada@work.example")))
+        say("sign-in methods: " + iPhone.linkedProviders.map { $0.provider.displayName + ($0.isPrimary ? " (primary)" : "") }
+            .joined(separator: ", "))
+
+        chapter("3. On her Android phone she signs in with Google and finds the same reminders")
+        let android = LanyardClient(url: url, storage: MemorySessionStore())
+        let second = try await android.signInWithGoogle(idToken: try await emulator.idToken(.google, sub: adaGoogle))
+        say("same account: \(second.user.id == first.user.id)")
+        for change in try await android.collection("reminders", of: Reminder.self).pullChanges() {
+            say("  reminder \(change.id): \(change.value?.title ?? "(deleted)")")
+        }
+
+        chapter("4. A guest on an iPad tracks habits, then signs in with the Apple ID that already has an account")
+        let iPad = LanyardClient(url: url, storage: MemorySessionStore())
+        let guest = try await iPad.signInAnonymously()
+        try await iPad.collection("habits", of: Habit.self).put(Habit(name: "Read", streak: 12), id: "h1")
+        say("guest \(guest.user.id) has a 12-day reading streak")
+        let merged = try await iPad.signInWithApple(idToken: try await emulator.idToken(.apple, sub: adaApple))
+        say("signed into \(merged.user.id); guest merged: \(merged.mergedFrom == guest.user.id)")
+        let habits = try await iPhone.collection("habits", of: Habit.self).pullChanges()
+        say("the iPhone now sees: " + habits.compactMap { $0.value.map { "\($0.name) (\($0.streak) days)" } }.joined(separator: ", "))
+
+        chapter("5. Grace, with only Apple, tries to unlink it")
+        let graces = LanyardClient(url: url, storage: MemorySessionStore())
+        try await graces.signInWithApple(idToken: try await emulator.idToken(.apple, sub: "grace-\(run)"))
+        do {
+            try await graces.unlink(.apple)
+            say("unexpected: the last sign-in method was removed")
+            throw DemoError("unlink of the only method succeeded")
+        } catch LanyardError.cannotUnlinkOnlyProvider {
+            say("refused: \(LanyardError.cannotUnlinkOnlyProvider.errorDescription!)")
+        }
+
+        chapter("6. Grace deletes her account")
+        let events = graces.authEvents
+        try await graces.deleteAccount()
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next() {
+            if case .signedOut(let reason) = event { say("signed out: \(reason)"); break }
+        }
+        say("signed in afterwards: \(graces.user != nil)")
+    }
+
+    static func chapter(_ title: String) { print("\n== \(title)") }
+    static func say(_ line: String) { print("   \(line)") }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What Apple's or Google's SDK hands the app on a real device; here the emulator mints it.
+struct Emulator {
+    let url: URL
+
+    enum Provider: String { case apple, google }
+
+    func idToken(_ provider: Provider, sub: String, email: String? = nil, nonce: String? = nil) async throws -> String {
+        var request = URLRequest(url: url.appendingPathComponent("_emulator/\(provider.rawValue)/id-token"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var body = ["sub": sub]
+        body["email"] = email
+        body["nonce"] = nonce
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        guard let token = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id_token"] as? String else {
+            throw DemoError("the emulator did not mint a token: \(String(decoding: data, as: UTF8.self))")
+        }
+        return token
+    }
+}

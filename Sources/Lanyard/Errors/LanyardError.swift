@@ -1,0 +1,197 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything a `LanyardClient` call can fail with: one case per error code of the server's catalogue, and
+/// the failures that happen before the server answers. `errorDescription` is fit to show a person.
+///
+/// ```swift
+/// do {
+///     try await client.link(.google(idToken: token))
+/// } catch LanyardError.providerConflict(.identityInUse, let mergeAvailable) {
+///     // that Google account has its own Lanyard account; a guest could sign in with it instead (mergeAvailable)
+/// } catch let error as LanyardError {
+///     showAlert(error.localizedDescription)
+/// }
+/// ```
+public enum LanyardError: Error, Sendable, Equatable {
+    /// No session is held: sign in first.
+    case notSignedIn
+    /// `INVALID_REQUEST`: a field the server refused, and why.
+    case invalidRequest(field: String?, message: String)
+    /// `PAYLOAD_TOO_LARGE`: the body (a data record, say) is over the server's limit.
+    case payloadTooLarge
+    /// `UNSUPPORTED_PROVIDER`: the server does not offer this provider.
+    case unsupportedProvider(Provider)
+    /// `INVALID_PROVIDER_TOKEN`: the ID token failed verification; `reason` is the server's, such as
+    /// `expired`, `audience` or `nonce_mismatch`.
+    case invalidProviderToken(reason: String)
+    /// `PROVIDER_UNAVAILABLE`: the provider's keys cannot be reached right now.
+    case providerUnavailable
+    /// `UNAUTHORIZED`: the access token was refused even after a refresh.
+    case unauthorized
+    /// `INVALID_REFRESH_TOKEN`: the session ended (expired, revoked or signed out elsewhere). The client has
+    /// signed out.
+    case invalidRefreshToken
+    /// `REFRESH_TOKEN_REUSED`: a used refresh token came back, so the server ended the session for safety. The
+    /// client has signed out.
+    case refreshTokenReused
+    /// `PROVIDER_CONFLICT`: linking would break the rule that a provider account belongs to one account.
+    /// `mergeAvailable` says a guest can sign in with it instead and keep their data.
+    case providerConflict(reason: ProviderConflictReason, mergeAvailable: Bool)
+    /// `CANNOT_UNLINK_ONLY_PROVIDER`: the last sign-in method cannot be removed.
+    case cannotUnlinkOnlyProvider
+    /// `PROVIDER_NOT_LINKED`: the account has no identity of that provider.
+    case providerNotLinked(Provider?)
+    /// `REAUTHENTICATION_REQUIRED`: sign in again with one of the account's providers, pass the credential to
+    /// `reauthenticate(_:)`, then retry.
+    case reauthenticationRequired
+    /// `RATE_LIMITED`: too many attempts; try again after `retryAfter` seconds.
+    case rateLimited(retryAfter: TimeInterval?)
+    /// `NOT_FOUND`: no such object.
+    case notFound
+    /// `FORBIDDEN`: not allowed.
+    case forbidden
+    /// `VERSION_CONFLICT`: the record changed since it was read; `currentVersion` is the server's.
+    case versionConflict(currentVersion: Int?)
+    /// `ACCOUNT_DISABLED`: an operator disabled the account. The client has signed out.
+    case accountDisabled
+    /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
+    case serviceUnavailable(retryAfter: TimeInterval?)
+    /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
+    case server(status: Int, code: String, message: String)
+    /// The request did not reach the server or its answer did not arrive. The session is kept.
+    case network(URLError)
+    /// The server answered something that is not Lanyard's API (a proxy's error page, say).
+    case invalidResponse(status: Int)
+}
+
+/// Why a `PROVIDER_CONFLICT` happened.
+///
+/// ```swift
+/// if case .providerConflict(.providerAlreadyLinked, _) = error { /* unlink the old one first */ }
+/// ```
+public enum ProviderConflictReason: Sendable, Equatable {
+    /// That provider account is already on this account.
+    case alreadyLinked
+    /// This account already has another account of that provider.
+    case providerAlreadyLinked
+    /// That provider account belongs to another Lanyard account.
+    case identityInUse
+    /// A reason this version of the SDK does not know.
+    case other(String)
+
+    init(_ reason: String?) {
+        switch reason {
+        case "already_linked": self = .alreadyLinked
+        case "provider_already_linked": self = .providerAlreadyLinked
+        case "identity_in_use": self = .identityInUse
+        default: self = .other(reason ?? "")
+        }
+    }
+}
+
+extension LanyardError: LocalizedError {
+    /// A sentence to show a person.
+    ///
+    /// ```swift
+    /// catch let error as LanyardError { alertMessage = error.errorDescription }
+    /// ```
+    public var errorDescription: String? {
+        switch self {
+        case .notSignedIn: "You're not signed in."
+        case .invalidRequest(_, let message): message
+        case .payloadTooLarge: "That's too large to save."
+        case .unsupportedProvider(let provider): "Signing in with \(provider.displayName) isn't available."
+        case .invalidProviderToken(let reason):
+            reason == "expired" ? "That sign-in took too long. Please try again." : "The sign-in couldn't be verified. Please try again."
+        case .providerUnavailable: "Signing in is temporarily unavailable. Please try again in a moment."
+        case .unauthorized: "Please sign in again."
+        case .invalidRefreshToken: "Your session has ended. Please sign in again."
+        case .refreshTokenReused: "For your security you've been signed out. Please sign in again."
+        case .providerConflict(.alreadyLinked, _): "That account is already linked."
+        case .providerConflict(.providerAlreadyLinked, _):
+            "Your account already has one of those linked. Unlink it first to switch."
+        case .providerConflict: "That account is already used by a different account."
+        case .cannotUnlinkOnlyProvider: "You can't remove your only way to sign in."
+        case .providerNotLinked(let provider): "No \(provider?.displayName ?? "such") account is linked."
+        case .reauthenticationRequired: "Please sign in again to confirm it's you."
+        case .rateLimited(let retryAfter):
+            retryAfter.map { "Too many attempts. Try again in \(Int($0.rounded(.up))) seconds." } ?? "Too many attempts. Try again later."
+        case .notFound: "That couldn't be found."
+        case .forbidden: "That isn't allowed."
+        case .versionConflict: "This changed on another device. Reload and try again."
+        case .accountDisabled: "This account has been disabled."
+        case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
+        case .server: "Something went wrong on our side. Please try again."
+        case .network: "You appear to be offline. Check your connection and try again."
+        case .invalidResponse: "The server sent an unexpected answer. Please try again."
+        }
+    }
+}
+
+extension LanyardError {
+    /// The error an answer of the server stands for; `nil` for a 2xx.
+    static func decode(status: Int, body: Data, headers: [AnyHashable: Any]) -> LanyardError? {
+        guard !(200..<300).contains(status) else { return nil }
+        guard let payload = try? JSONDecoder().decode(ErrorEnvelope.self, from: body) else {
+            return .invalidResponse(status: status)
+        }
+        let error = payload.error
+        let retryAfter = Self.retryAfter(headers) ?? error.details?.retryAfter
+        switch error.code {
+        case "INVALID_REQUEST": return .invalidRequest(field: error.details?.field, message: error.message)
+        case "PAYLOAD_TOO_LARGE": return .payloadTooLarge
+        case "UNSUPPORTED_PROVIDER": return .unsupportedProvider(Provider(rawValue: error.details?.provider ?? ""))
+        case "INVALID_PROVIDER_TOKEN": return .invalidProviderToken(reason: error.details?.reason ?? "")
+        case "PROVIDER_UNAVAILABLE": return .providerUnavailable
+        case "UNAUTHORIZED": return .unauthorized
+        case "INVALID_REFRESH_TOKEN": return .invalidRefreshToken
+        case "REFRESH_TOKEN_REUSED": return .refreshTokenReused
+        case "PROVIDER_CONFLICT":
+            return .providerConflict(reason: ProviderConflictReason(error.details?.reason),
+                                     mergeAvailable: error.details?.mergeAvailable ?? false)
+        case "CANNOT_UNLINK_ONLY_PROVIDER": return .cannotUnlinkOnlyProvider
+        case "PROVIDER_NOT_LINKED": return .providerNotLinked(error.details?.provider.map(Provider.init(rawValue:)))
+        case "REAUTHENTICATION_REQUIRED": return .reauthenticationRequired
+        case "RATE_LIMITED": return .rateLimited(retryAfter: retryAfter)
+        case "NOT_FOUND": return .notFound
+        case "FORBIDDEN": return .forbidden
+        case "VERSION_CONFLICT": return .versionConflict(currentVersion: error.details?.currentVersion)
+        case "ACCOUNT_DISABLED": return .accountDisabled
+        case "SERVICE_UNAVAILABLE": return .serviceUnavailable(retryAfter: retryAfter)
+        default: return .server(status: status, code: error.code, message: error.message)
+        }
+    }
+
+    private static func retryAfter(_ headers: [AnyHashable: Any]) -> TimeInterval? {
+        let value = headers.first { ($0.key as? String)?.lowercased() == "retry-after" }?.value as? String
+        return value.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// The server's error envelope: `{"error": {"code", "message", "details", "request_id"}}`.
+    private struct ErrorEnvelope: Decodable {
+        struct Body: Decodable {
+            let code: String
+            let message: String
+            let details: Details?
+        }
+
+        struct Details: Decodable {
+            let field: String?
+            let reason: String?
+            let provider: String?
+            let mergeAvailable: Bool?
+            let retryAfter: TimeInterval?
+            let currentVersion: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case field, reason, provider
+                case mergeAvailable = "merge_available", retryAfter = "retry_after", currentVersion = "current_version"
+            }
+        }
+
+        let error: Body
+    }
+}

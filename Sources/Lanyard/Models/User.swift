@@ -1,0 +1,125 @@
+import Foundation
+
+/// The signed-in account, as the server last described it.
+///
+/// ```swift
+/// if let user = client.user {
+///     print(user.displayName ?? "Guest", user.isAnonymous, user.linkedProviders.map(\.provider))
+/// }
+/// ```
+public struct User: Sendable, Equatable, Codable, Identifiable {
+    /// The account's id; it never changes, also not when a guest signs in.
+    public var id: String
+    /// When the account was made.
+    public var createdAt: Date
+    /// A guest: no sign-in method yet.
+    public var isAnonymous: Bool
+    /// The name the account shows, if any.
+    public var displayName: String?
+    /// The email of the first linked identity that has one.
+    public var email: String?
+    /// The account's sign-in methods, oldest link first.
+    public var identities: [Identity]
+
+    /// The account's sign-in methods, oldest first; the first is the primary one.
+    ///
+    /// ```swift
+    /// ForEach(user.linkedProviders, id: \.provider) { Text($0.provider.displayName) }
+    /// ```
+    public var linkedProviders: [LinkedProvider] {
+        identities.enumerated().map { index, identity in
+            LinkedProvider(provider: identity.provider, isPrimary: index == 0, linkedAt: identity.linkedAt,
+                           email: identity.email)
+        }
+    }
+
+    /// Whether `provider` is one of the account's sign-in methods.
+    ///
+    /// ```swift
+    /// let canLinkGoogle = !(client.user?.isLinked(.google) ?? true)
+    /// ```
+    public func isLinked(_ provider: Provider) -> Bool {
+        identities.contains { $0.provider == provider }
+    }
+
+    /// Builds a user, for previews and tests.
+    ///
+    /// ```swift
+    /// let preview = User(id: "1", createdAt: .now, isAnonymous: true)
+    /// ```
+    public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil, email: String? = nil,
+                identities: [Identity] = []) {
+        self.id = id
+        self.createdAt = createdAt
+        self.isAnonymous = isAnonymous
+        self.displayName = displayName
+        self.email = email
+        self.identities = identities
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, email, identities
+        case createdAt = "created_at", isAnonymous = "is_anonymous", displayName = "display_name"
+    }
+}
+
+/// One provider account attached to the user.
+///
+/// ```swift
+/// for identity in user.identities where identity.isPrivateEmail {
+///     print("\(identity.provider.displayName) hides the real address")
+/// }
+/// ```
+public struct Identity: Sendable, Equatable, Codable {
+    /// Which provider.
+    public var provider: Provider
+    /// The email the provider shared, if any.
+    public var email: String?
+    /// Whether the provider verified that email.
+    public var emailVerified: Bool
+    /// An Apple private relay address.
+    public var isPrivateEmail: Bool
+    /// When it was linked to this account.
+    public var linkedAt: Date
+    /// When it was last used to sign in.
+    public var lastSignInAt: Date?
+
+    /// Builds an identity, for previews and tests.
+    ///
+    /// ```swift
+    /// let google = Identity(provider: .google, email: "ada@example.com", linkedAt: .now)
+    /// ```
+    public init(provider: Provider, email: String? = nil, emailVerified: Bool = false, isPrivateEmail: Bool = false,
+                linkedAt: Date, lastSignInAt: Date? = nil) {
+        self.provider = provider
+        self.email = email
+        self.emailVerified = emailVerified
+        self.isPrivateEmail = isPrivateEmail
+        self.linkedAt = linkedAt
+        self.lastSignInAt = lastSignInAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, email
+        case emailVerified = "email_verified", isPrivateEmail = "is_private_email", linkedAt = "linked_at"
+        case lastSignInAt = "last_sign_in_at"
+    }
+}
+
+/// A sign-in method of the account, as a settings screen lists it.
+///
+/// ```swift
+/// for method in client.linkedProviders {
+///     print(method.provider.displayName, method.isPrimary ? "(primary)" : "", method.linkedAt)
+/// }
+/// ```
+public struct LinkedProvider: Sendable, Equatable {
+    /// Which provider.
+    public var provider: Provider
+    /// The first sign-in method of the account.
+    public var isPrimary: Bool
+    /// When it was linked.
+    public var linkedAt: Date
+    /// The email that provider shared, if any.
+    public var email: String?
+}
