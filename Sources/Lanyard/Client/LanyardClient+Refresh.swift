@@ -31,7 +31,11 @@ extension LanyardClient {
             throw error
         }
         let renewed = StoredSession(payload, receivedAt: options.now())
-        guard session?.refreshToken == current.refreshToken else { throw LanyardError.notSignedIn }
+        guard session?.refreshToken == current.refreshToken else {
+            // A sign-in or sign-out won meanwhile: answer with what the client holds now.
+            if let session { return session }
+            throw LanyardError.notSignedIn
+        }
         let userChanged = renewed.user != current.user
         hold(renewed, [.tokenRefreshed] + (userChanged ? [.userUpdated(renewed.user)] : []))
         return renewed

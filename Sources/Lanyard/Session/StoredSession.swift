@@ -10,11 +10,16 @@ struct StoredSession: Codable, Sendable, Equatable {
 
     static let storageKey = "session"
 
+    init(accessToken: String, refreshToken: String, expiresAt: Date, user: User) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.user = user
+    }
+
     init(_ payload: SessionPayload, receivedAt: Date) {
-        accessToken = payload.accessToken
-        refreshToken = payload.refreshToken
-        expiresAt = receivedAt.addingTimeInterval(TimeInterval(payload.expiresIn))
-        user = payload.user
+        self.init(accessToken: payload.accessToken, refreshToken: payload.refreshToken,
+                  expiresAt: receivedAt.addingTimeInterval(TimeInterval(payload.expiresIn)), user: payload.user)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -64,51 +64,19 @@ struct TestServer: Sendable {
         logger: Logger?,
         _ body: (TestServer) async throws -> Void
     ) async throws -> Bool {
-        let port = try freeLoopbackPort()
-        var configuration = try LanyardConfiguration.load(environment: [
-            "LANYARD_DATABASE_URL": databaseURL,
-            "LANYARD_PORT": String(port),
-            "LANYARD_DEV": "1",
-            "LANYARD_RATE_LIMITS": "off",
-            // Many servers run at once in the suite; a few connections each keep PostgreSQL's total low.
-            "LANYARD_DATABASE_POOL_SIZE": "3",
-            "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
-            "LANYARD_DATA_DIR": sharedDataDirectory,
-        ])
-        configure(&configuration)
         let clock = ManualClock(Date())
-        let logger = logger ?? {
-            var quiet = Logger(label: "lanyard.test")
-            quiet.logLevel = .critical
-            return quiet
-        }()
-        let runtime = try await LanyardRuntime.start(configuration: configuration, logger: logger, clock: clock)
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = runtime.application { port in startedContinuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let server = TestServer(runtime: runtime, baseURL: LanyardRuntime.localBaseURL(configuration), clock: clock,
-                                minter: TokenMinter(keys: sharedKeys, clock: clock), dataDirectory: sharedDataDirectory)
-        let outcome: Result<Bool, any Error> = await withTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                // Ends the start signal whatever happens, so a server that cannot bind never leaves us waiting.
-                try? await group.run()
-                startedContinuation.finish()
-            }
-            var iterator = started.makeAsyncIterator()
-            guard await iterator.next() != nil else { return .success(false) }
-            let result: Result<Bool, any Error>
-            do {
-                try await body(server)
-                result = .success(true)
-            } catch {
-                result = .failure(error)
-            }
-            await group.triggerGracefulShutdown()
-            await tasks.waitForAll()
-            return result
+        guard let running = try await RunningServer.start(databaseURL: databaseURL, port: try freeLoopbackPort(),
+                                                          clock: clock, configure: configure, logger: logger) else {
+            return false
         }
-        await runtime.shutdown()
-        return try outcome.get()
+        do {
+            try await body(TestServer(running, clock: clock))
+        } catch {
+            await running.stop()
+            throw error
+        }
+        await running.stop()
+        return true
     }
 
     // MARK: Provider tokens
@@ -198,6 +166,13 @@ struct TestServer: Sendable {
 
     func refresh(_ token: String) async throws -> TestResponse {
         try await post("/v1/auth/refresh", ["refresh_token": token])
+    }
+}
+
+extension TestServer {
+    init(_ running: RunningServer, clock: ManualClock) {
+        self.init(runtime: running.runtime, baseURL: running.baseURL, clock: clock,
+                  minter: TokenMinter(keys: Self.sharedKeys, clock: clock), dataDirectory: Self.sharedDataDirectory)
     }
 }
 

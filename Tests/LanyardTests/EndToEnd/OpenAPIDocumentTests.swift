@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// The served OpenAPI document is what teams generate their Android (or other) clients from.
+@Suite struct OpenAPIDocumentTests {
+    @Test func everyOperationHasAUniqueOperationIDAndADeclaredTag() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let document = try await server.get("/openapi.json").json
+            let declaredTags = Set((document["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+            #expect(!declaredTags.isEmpty)
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var operationIDs: [String] = []
+            for (path, item) in paths {
+                for (method, value) in item where ["get", "put", "post", "delete", "patch"].contains(method) {
+                    let operation = try #require(value as? [String: Any])
+                    let operationID = operation["operationId"] as? String
+                    #expect(operationID?.isEmpty == false, "\(method.uppercased()) \(path) has no operationId")
+                    operationIDs.append(operationID ?? "")
+                    let tags = operation["tags"] as? [String] ?? []
+                    #expect(!tags.isEmpty && tags.allSatisfy(declaredTags.contains), "\(method.uppercased()) \(path) tags")
+                }
+            }
+            #expect(operationIDs.count >= 26)
+            #expect(Set(operationIDs).count == operationIDs.count, "operationIds repeat")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Lanyard
+import Testing
+
+/// Sign-in through the SDK against a real server on SQLite: the stories of DESIGN section 9.
+@Suite struct SDKSignInTests {
+    @Test func signingInWithAppleAndANonceHoldsTheSessionAndTheUser() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let client = server.client()
+            let events = await EventLog(client)
+            let nonce = AppleNonce()
+            let token = try server.idToken(.apple, sub: "ada", email: "ada@example.com", nonce: nonce.hashed)
+            let result = try await client.signInWithApple(
+                idToken: token, rawNonce: nonce.raw, fullName: PersonNameComponents(givenName: "Ada", familyName: "Lovelace"),
+                authorizationCode: "c0de")
+            #expect(result.isNewUser)
+            #expect(result.mergedFrom == nil)
+            #expect(result.user.displayName == "Ada Lovelace")
+            #expect(client.user == result.user)
+            #expect(client.linkedProviders.map(\.provider) == [.apple])
+            #expect(client.linkedProviders.first?.isPrimary == true)
+            #expect(await events.waitFor { $0 == .signedIn(result.user) })
+            #expect(await events.events.first == .restored(nil))
+
+            // The app's own backend gets a bearer the server accepts.
+            let request = try await client.authorize(URLRequest(url: server.url.appendingPathComponent("v1/users/me")))
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String == result.user.id)
+        }
+    }
+
+    @Test func aNonceThatDoesNotMatchTheTokenIsRefusedWithItsReason() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let client = server.client()
+            let token = try server.idToken(.apple, sub: "ada", nonce: AppleNonce().hashed)
+            await #expect(throws: LanyardError.invalidProviderToken(reason: "nonce_mismatch")) {
+                try await client.signInWithApple(idToken: token, rawNonce: AppleNonce().raw)
+            }
+            #expect(client.user == nil)
+        }
+    }
+
+    @Test func googleSignInWithARawNonceAndAnonymousSignIn() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let guestClient = server.client()
+            let guest = try await guestClient.signInAnonymously()
+            #expect(guest.user.isAnonymous)
+            #expect(guest.isNewUser)
+
+            let client = server.client()
+            let result = try await client.signInWithGoogle(
+                idToken: try server.idToken(.google, sub: "g-1", email: "g@example.com", nonce: "raw-nonce"), nonce: "raw-nonce")
+            #expect(result.user.identities.map(\.provider) == [.google])
+            #expect(result.user.email == "g@example.com")
+            #expect(!result.user.isAnonymous)
+        }
+    }
+
+    /// A guest with data signs in with an identity that already has an account: the SDK sends the guest's
+    /// bearer, the server merges, and the data is the account's.
+    @Test func aGuestWhoSignsInWithAnExistingAccountKeepsTheirData() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let phone = server.client()
+            let owner = try await phone.signInWithApple(idToken: try server.idToken(.apple, sub: "ada"))
+
+            let tablet = server.client()
+            let events = await EventLog(tablet)
+            let guest = try await tablet.signInAnonymously()
+            try await tablet.collection("habits", of: Habit.self).put(Habit(name: "Read", streak: 12), id: "h1")
+
+            let merged = try await tablet.signInWithApple(idToken: try server.idToken(.apple, sub: "ada"))
+            #expect(merged.user.id == owner.user.id)
+            #expect(merged.mergedFrom == guest.user.id)
+            #expect(!merged.isNewUser)
+            #expect(await events.waitFor { $0 == .merged(from: guest.user.id) })
+            #expect(try await phone.collection("habits", of: Habit.self).get("h1")?.value == Habit(name: "Read", streak: 12))
+        }
+    }
+
+    @Test func aGuestWhoSignsInWithANewIdentityIsUpgradedInPlace() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let client = server.client()
+            let guest = try await client.signInAnonymously()
+            let upgraded = try await client.signInWithGoogle(idToken: try server.idToken(.google, sub: "new"))
+            #expect(upgraded.user.id == guest.user.id)
+            #expect(!upgraded.user.isAnonymous)
+            #expect(upgraded.mergedFrom == nil)
+        }
+    }
+
+    /// Apple on one device, Google linked, the second device signs in with Google and reads the same records.
+    @Test func theSameAccountFromTwoDevicesSeesTheSameReminders() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let iPhone = server.client()
+            let first = try await iPhone.signInWithApple(idToken: try server.idToken(.apple, sub: "ada"))
+            let reminders = iPhone.collection("reminders", of: Reminder.self)
+            try await reminders.put(Reminder(title: "Buy milk"), id: "r1")
+            try await reminders.put(Reminder(title: "Call Charles"), id: "r2")
+            let events = await EventLog(iPhone)
+            try await iPhone.link(.google(idToken: try server.idToken(.google, sub: "ada-g")))
+            #expect(iPhone.linkedProviders.map(\.provider) == [.apple, .google])
+            #expect(iPhone.linkedProviders.map(\.isPrimary) == [true, false])
+            #expect(await events.waitFor { $0 == .linked(.google) })
+
+            let android = server.client()
+            let second = try await android.signInWithGoogle(idToken: try server.idToken(.google, sub: "ada-g"))
+            #expect(second.user.id == first.user.id)
+            let seen = try await android.collection("reminders", of: Reminder.self).pullChanges()
+            #expect(seen.map(\.id) == ["r1", "r2"])
+            #expect(seen.compactMap(\.value?.title) == ["Buy milk", "Call Charles"])
+        }
+    }
+}
+
+struct Reminder: Codable, Sendable, Equatable {
+    var title: String
+    var done = false
+}
+
+struct Habit: Codable, Sendable, Equatable {
+    var name: String
+    var streak: Int
+}

@@ -1,0 +1,86 @@
+import Foundation
+@testable import Lanyard
+import Testing
+
+/// The SDK's pure rules: how each code of the server's catalogue maps to a typed error, the nonce helper.
+@Suite struct SDKRulesTests {
+    static func envelope(_ code: String, details: String = "{}") -> Data {
+        Data(#"{"error": {"code": "\#(code)", "message": "server says", "details": \#(details), "request_id": "r"}}"#.utf8)
+    }
+
+    /// Every code of DESIGN section 3's catalogue, with the case it must become.
+    static let catalogue: [(String, Int, String, LanyardError)] = [
+        ("INVALID_REQUEST", 400, #"{"field": "id_token"}"#, .invalidRequest(field: "id_token", message: "server says")),
+        ("PAYLOAD_TOO_LARGE", 413, "{}", .payloadTooLarge),
+        ("UNSUPPORTED_PROVIDER", 400, #"{"provider": "github"}"#, .unsupportedProvider(Provider(rawValue: "github"))),
+        ("INVALID_PROVIDER_TOKEN", 401, #"{"reason": "audience"}"#, .invalidProviderToken(reason: "audience")),
+        ("PROVIDER_UNAVAILABLE", 503, "{}", .providerUnavailable),
+        ("UNAUTHORIZED", 401, "{}", .unauthorized),
+        ("INVALID_REFRESH_TOKEN", 401, "{}", .invalidRefreshToken),
+        ("REFRESH_TOKEN_REUSED", 401, "{}", .refreshTokenReused),
+        ("PROVIDER_CONFLICT", 409, #"{"reason": "identity_in_use", "merge_available": true}"#,
+         .providerConflict(reason: .identityInUse, mergeAvailable: true)),
+        ("CANNOT_UNLINK_ONLY_PROVIDER", 400, "{}", .cannotUnlinkOnlyProvider),
+        ("PROVIDER_NOT_LINKED", 404, #"{"provider": "google"}"#, .providerNotLinked(.google)),
+        ("REAUTHENTICATION_REQUIRED", 401, "{}", .reauthenticationRequired),
+        ("RATE_LIMITED", 429, #"{"retry_after": 42}"#, .rateLimited(retryAfter: 42)),
+        ("NOT_FOUND", 404, "{}", .notFound),
+        ("FORBIDDEN", 403, "{}", .forbidden),
+        ("VERSION_CONFLICT", 412, #"{"current_version": 3}"#, .versionConflict(currentVersion: 3)),
+        ("ACCOUNT_DISABLED", 403, "{}", .accountDisabled),
+        ("SERVICE_UNAVAILABLE", 503, "{}", .serviceUnavailable(retryAfter: nil)),
+        ("INTERNAL_ERROR", 500, "{}", .server(status: 500, code: "INTERNAL_ERROR", message: "server says")),
+    ]
+
+    @Test(arguments: catalogue.indices)
+    func everyCatalogueCodeMapsToItsCase(index: Int) {
+        let (code, status, details, expected) = Self.catalogue[index]
+        let error = LanyardError.decode(status: status, body: Self.envelope(code, details: details), headers: [:])
+        #expect(error == expected)
+        #expect(error?.errorDescription?.isEmpty == false)
+    }
+
+    @Test func theCatalogueTableCoversEveryCodeOfTheServer() {
+        // The server's catalogue (LanyardCore) must not grow a code the SDK does not map to its own case.
+        let mapped = Set(Self.catalogue.map(\.0))
+        #expect(mapped.count == Self.catalogue.count)
+        for code in Self.serverCodes { #expect(mapped.contains(code), "\(code) has no case in the SDK") }
+    }
+
+    static let serverCodes = ["INVALID_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_PROVIDER", "INVALID_PROVIDER_TOKEN",
+                              "PROVIDER_UNAVAILABLE", "UNAUTHORIZED", "INVALID_REFRESH_TOKEN", "REFRESH_TOKEN_REUSED",
+                              "PROVIDER_CONFLICT", "CANNOT_UNLINK_ONLY_PROVIDER", "PROVIDER_NOT_LINKED",
+                              "REAUTHENTICATION_REQUIRED", "RATE_LIMITED", "NOT_FOUND", "FORBIDDEN", "VERSION_CONFLICT",
+                              "ACCOUNT_DISABLED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
+
+    @Test func retryAfterHeaderWinsAndUnknownAnswersAreNamed() {
+        let limited = LanyardError.decode(status: 503, body: Self.envelope("SERVICE_UNAVAILABLE"), headers: ["Retry-After": "2"])
+        #expect(limited == .serviceUnavailable(retryAfter: 2))
+        #expect(LanyardError.decode(status: 502, body: Data("<html>bad gateway</html>".utf8), headers: [:])
+            == .invalidResponse(status: 502))
+        #expect(LanyardError.decode(status: 418, body: Self.envelope("TEAPOT"), headers: [:])
+            == .server(status: 418, code: "TEAPOT", message: "server says"))
+        #expect(LanyardError.decode(status: 204, body: Data(), headers: [:]) == nil)
+    }
+
+    @Test func appleNonceHashIsTheSHA256HexOfTheRawValue() {
+        // FIPS 180-4 examples.
+        #expect(AppleNonce(raw: "abc").hashed == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(AppleNonce(raw: "").hashed == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(AppleNonce(raw: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq").hashed
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(AppleNonce(raw: String(repeating: "a", count: 1000)).hashed
+            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        let nonces = (0..<100).map { _ in AppleNonce() }
+        #expect(Set(nonces.map(\.raw)).count == 100)
+        #expect(nonces.allSatisfy { $0.raw.count == 32 })
+    }
+
+    @Test func theSessionIDIsReadFromTheAccessToken() {
+        let claims = Data(#"{"sid":"0192-abc","sub":"u"}"#.utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let session = StoredSession(accessToken: "e30.\(claims).sig", refreshToken: "r", expiresAt: Date(),
+                                    user: User(id: "u", createdAt: Date(), isAnonymous: true))
+        #expect(session.sessionID == "0192-abc")
+    }
+}
