@@ -72,7 +72,7 @@ public actor LanyardClient {
         self.storage = storage ?? Self.defaultStore(for: url)
         transport = Transport(baseURL: url, session: options.urlSession, timeout: options.timeout)
         let restored = (try? self.storage.data(forKey: StoredSession.storageKey))
-            .flatMap { try? WireCoding.decoder().decode(StoredSession.self, from: $0) }
+            .flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
         session = restored
         hub = EventHub(user: restored?.user)
     }
@@ -235,7 +235,8 @@ public actor LanyardClient {
     /// Replaces the held session (nil: signed out), stores it, and sends `events`.
     func hold(_ session: StoredSession?, _ events: [AuthEvent]) {
         self.session = session
-        let data = session.flatMap { try? WireCoding.encoder().encode($0) }
+        // Foundation's default date coding round-trips exactly: a restored user equals the one stored.
+        let data = session.flatMap { try? JSONEncoder().encode($0) }
         try? storage.setData(data, forKey: StoredSession.storageKey)
         hub.update(user: session?.user, events)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// JSON as the server writes it: snake_case keys (spelled in each type's `CodingKeys`), RFC 3339 times with
-/// milliseconds. The same coding stores sessions on the device.
+/// milliseconds.
 enum WireCoding {
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
