@@ -97,6 +97,9 @@ public struct SessionResponse: JSONWritable, Sendable {
     public var mergedFrom: String?
     /// Not encoded: lets the server label metrics and logs without parsing the token.
     public var sessionID: String
+    /// Not encoded: the session's `auth_time` and `amr`, for a token of another claim style.
+    public var authTime: Date
+    public var method: String
 
     /// For tools (the benchmark) that build a response without a session.
     public init(accessToken: String, refreshToken: String, expiresIn: Int, user: UserView, isNewUser: Bool) {
@@ -109,6 +112,8 @@ public struct SessionResponse: JSONWritable, Sendable {
         expiresIn = tokens.expiresIn
         refreshToken = tokens.refreshToken
         sessionID = tokens.sessionID
+        authTime = tokens.authTime
+        method = tokens.method
         self.user = user
         self.isNewUser = isNewUser
         self.mergedFrom = mergedFrom

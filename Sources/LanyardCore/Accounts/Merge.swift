@@ -16,7 +16,8 @@ public struct AccountMerge: Sendable {
         self.steps = steps
     }
 
-    public static let defaultSteps: [any MergeStep] = [ProfileMergeStep(), RecordsMergeStep(), SessionsMergeStep()]
+    public static let defaultSteps: [any MergeStep] = [ProfileMergeStep(), UserMetadataMergeStep(), RecordsMergeStep(),
+                                                       SessionsMergeStep()]
 
     func merge(anonymous: UserRecord, into targetID: String, connection: any DatabaseConnection,
                audit: AuditLog, now: Date) async throws {

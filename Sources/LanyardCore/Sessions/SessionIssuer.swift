@@ -8,6 +8,9 @@ public struct IssuedTokens: Sendable {
     public var refreshToken: String
     public var expiresIn: Int
     public var sessionID: String
+    /// When the session's person last proved who they are, and how (the access token's `auth_time` and `amr`).
+    public var authTime: Date = .distantPast
+    public var method: String = ""
 }
 
 /// A session written in a transaction, before its access token is signed.
@@ -52,7 +55,8 @@ struct SessionIssuer {
             userID: opened.userID, sessionID: opened.sessionID, authTime: opened.authTime, method: opened.method,
             isAnonymous: view.isAnonymous)
         let tokens = IssuedTokens(accessToken: accessToken, refreshToken: opened.refreshToken,
-                                  expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID)
+                                  expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID,
+                                  authTime: opened.authTime, method: opened.method)
         return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import LanyardSupport
 
-/// The claims of a Lanyard access token (DESIGN section 4).
+/// The claims of a Lanyard access token (DESIGN section 4). Tokens issued on the GoTrue-compatible surface
+/// (`ClaimStyle.supabase`) also carry `session_id` and `aal`, and write `amr` as Supabase's objects; both kinds
+/// are read back into these same claims.
 public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     public var iss: String
     public var sub: String
@@ -14,8 +16,53 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     public var amr: [String]
     public var is_anonymous: Bool
     public var role: String
+    /// Not a claim: how the claims are written.
+    var style: ClaimStyle = .lanyard
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, jti, sid, auth_time, amr, is_anonymous, role
+    }
+
+    init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, jti: String, sid: String, auth_time: Int64,
+         amr: [String], is_anonymous: Bool, role: String, style: ClaimStyle) {
+        (self.iss, self.sub, self.aud, self.exp, self.iat, self.jti) = (iss, sub, aud, exp, iat, jti)
+        (self.sid, self.auth_time, self.amr, self.is_anonymous, self.role, self.style) =
+            (sid, auth_time, amr, is_anonymous, role, style)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        sub = try container.decode(String.self, forKey: .sub)
+        aud = try container.decode(String.self, forKey: .aud)
+        exp = try container.decode(Int64.self, forKey: .exp)
+        iat = try container.decode(Int64.self, forKey: .iat)
+        jti = try container.decode(String.self, forKey: .jti)
+        sid = try container.decode(String.self, forKey: .sid)
+        auth_time = try container.decode(Int64.self, forKey: .auth_time)
+        if let methods = try? container.decode([String].self, forKey: .amr) {
+            amr = methods
+        } else {
+            amr = try container.decode([SupabaseMethod].self, forKey: .amr).map(\.method)
+            style = .supabase
+        }
+        is_anonymous = try container.decode(Bool.self, forKey: .is_anonymous)
+        role = try container.decode(String.self, forKey: .role)
+    }
+
+    /// Supabase's `amr` entry.
+    private struct SupabaseMethod: Decodable {
+        let method: String
+    }
 
     public func write(to writer: inout JSONWriter) {
+        switch style {
+        case .lanyard: writeLanyard(to: &writer)
+        case .supabase: writeSupabase(to: &writer)
+        }
+    }
+
+    private func writeLanyard(to writer: inout JSONWriter) {
         writer.object { json in
             json.key("iss"); json.string(iss)
             json.key("sub"); json.string(sub)
@@ -30,6 +77,38 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
             json.key("role"); json.string(role)
         }
     }
+
+    /// What Supabase's tokens carry (`session_id`, `aal`, `amr` as `{method, timestamp}`), beside Lanyard's own
+    /// claims, so row rules and clients written for Supabase read them unchanged.
+    private func writeSupabase(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("iss"); json.string(iss)
+            json.key("sub"); json.string(sub)
+            json.key("aud"); json.string(aud)
+            json.key("exp"); json.integer(exp)
+            json.key("iat"); json.integer(iat)
+            json.key("jti"); json.string(jti)
+            json.key("sid"); json.string(sid)
+            json.key("session_id"); json.string(sid)
+            json.key("auth_time"); json.integer(auth_time)
+            json.key("aal"); json.string("aal1")
+            json.key("amr"); json.array(amr) { json, method in
+                json.object { entry in
+                    entry.key("method"); entry.string(method)
+                    entry.key("timestamp"); entry.integer(auth_time)
+                }
+            }
+            json.key("is_anonymous"); json.bool(is_anonymous)
+            json.key("role"); json.string(role)
+        }
+    }
+}
+
+/// How an access token's claims are written: Lanyard's own (DESIGN section 4), or Supabase's shapes for the
+/// GoTrue-compatible surface (DESIGN section 12).
+public enum ClaimStyle: Sendable, Equatable {
+    case lanyard
+    case supabase
 }
 
 /// `{"alg":"ES256","typ":"JWT","kid":…}`
@@ -66,13 +145,15 @@ public struct AccessTokens: Sendable {
 
     public var lifetime: Int { Int(ttl) }
 
-    public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool) throws -> String {
+    public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool,
+                      style: ClaimStyle = .lanyard) throws -> String {
         let now = clock.now()
         let claims = AccessTokenClaims(
             iss: issuer, sub: userID, aud: Self.audience,
             exp: now.unixSeconds + Int64(ttl), iat: now.unixSeconds,
             jti: random.hexString(byteCount: 16), sid: sessionID,
-            auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated")
+            auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated",
+            style: style)
         let (kid, key) = keys.signingKey()
         return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }

@@ -119,6 +119,16 @@ public enum Migrations {
         Migration(version: 3, name: "one place per identity in its account's order", statements: [
             "CREATE UNIQUE INDEX identities_user_position ON identities (user_id, link_position)",
         ]),
+        // Beside `users`, not in it: the account reads of every request (`u.*`) stay as they were.
+        Migration(version: 4, name: "user metadata (GoTrue's user_metadata)", statements: [
+            """
+            CREATE TABLE user_metadata (
+                user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                data TEXT NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -34,8 +34,15 @@ public struct LanyardConfiguration: Sendable {
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
     public var dataDirectory: String = ".lanyard"
     public var logLevel: String = "info"
+    /// `LANYARD_GOTRUE_COMPAT`: nil follows dev mode (on there, off elsewhere).
+    public var gotrueCompat: Bool?
+    /// `LANYARD_GOTRUE_ANON_KEY`: the `apikey` the GoTrue-compatible surface requires, when set.
+    public var gotrueAnonKey: String?
 
     public init() {}
+
+    /// Whether `/auth/v1` (DESIGN section 12) is served.
+    public var servesGoTrue: Bool { gotrueCompat ?? devMode }
 
     /// The issuer as configured, or `http://HOST:PORT` for the port actually bound.
     public func resolvedIssuer(boundPort: Int? = nil) -> String {
@@ -116,6 +123,8 @@ public struct LanyardConfiguration: Sendable {
             }
             config.webhookSecret = secret
         }
+        config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
+        config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
         config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
         if let level = reader.string("LANYARD_LOG_LEVEL") {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]

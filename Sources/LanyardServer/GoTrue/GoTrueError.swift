@@ -1,0 +1,109 @@
+import HTTPTypes
+import Hummingbird
+import LanyardCore
+
+/// An error as GoTrue answers it (its API version 2024-01-01): string `code` and `error_code`, `msg` and
+/// `message`, so Supabase's clients put the code on their own error types. Lanyard's catalogue maps to GoTrue's
+/// names where GoTrue has one for the same situation, and to Lanyard's own (lower-cased) otherwise.
+struct GoTrueError: Error, Equatable {
+    let status: Int
+    let code: String
+    let message: String
+    var retryAfter: Int?
+
+    init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    /// The GoTrue error for a Lanyard one. `UNAUTHORIZED` is `no_authorization` without an `Authorization`
+    /// header and `bad_jwt` with one, as in GoTrue.
+    static func from(_ error: LanyardError, hadAuthorization: Bool) -> GoTrueError {
+        let message = error.message
+        switch error.code {
+        case .invalidRequest: return GoTrueError(status: 400, code: "validation_failed", message: message)
+        case .payloadTooLarge: return GoTrueError(status: 413, code: "request_too_large", message: message)
+        case .unsupportedProvider: return GoTrueError(status: 400, code: "provider_disabled", message: message)
+        case .invalidProviderToken:
+            let reason = error.details["reason"]?.stringValue.map { " (\($0))" } ?? ""
+            return GoTrueError(status: 400, code: "bad_id_token", message: message + reason)
+        case .providerUnavailable: return GoTrueError(status: 503, code: "provider_unavailable", message: message)
+        case .unauthorized:
+            return hadAuthorization
+                ? GoTrueError(status: 403, code: "bad_jwt", message: message)
+                : GoTrueError(status: 401, code: "no_authorization", message: "This endpoint requires a bearer token")
+        case .invalidRefreshToken:
+            return GoTrueError(status: 400, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found")
+        case .refreshTokenReused:
+            return GoTrueError(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used")
+        case .providerConflict:
+            let code = error.details["reason"]?.stringValue == "provider_already_linked"
+                ? "provider_already_linked" : "identity_already_exists"
+            return GoTrueError(status: 422, code: code, message: message)
+        case .cannotUnlinkOnlyProvider:
+            return GoTrueError(status: 422, code: "single_identity_not_deletable", message: message)
+        case .providerNotLinked: return GoTrueError(status: 404, code: "identity_not_found", message: message)
+        case .reauthenticationRequired: return GoTrueError(status: 401, code: "reauthentication_needed", message: message)
+        case .rateLimited:
+            return GoTrueError(status: 429, code: "over_request_rate_limit", message: message, retryAfter: error.retryAfter)
+        case .notFound: return GoTrueError(status: 404, code: "not_found", message: message)
+        case .forbidden: return GoTrueError(status: 403, code: "forbidden", message: message)
+        case .versionConflict: return GoTrueError(status: 412, code: "version_conflict", message: message)
+        case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
+        }
+    }
+
+    /// A part of GoTrue's API that Lanyard does not serve, named so the developer knows why.
+    static func unsupported(method: String, path: String) -> GoTrueError {
+        let feature: String
+        switch path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" {
+        case "otp", "magiclink", "recover", "verify", "resend", "reauthenticate", "invite":
+            feature = "Email and phone sign-in"
+        case "authorize", "callback": feature = "OAuth redirects"
+        case "factors": feature = "Multi-factor authentication"
+        case "sso", "saml": feature = "SSO"
+        case "admin": feature = "GoTrue's admin API"
+        default: feature = "\(method) \(path)"
+        }
+        return GoTrueError(status: 501, code: "feature_not_supported",
+                           message: "\(feature) is not supported by Lanyard; sign in with Apple, Google or anonymously")
+    }
+
+    static let emailDisabled = GoTrueError(status: 422, code: "email_provider_disabled",
+                                           message: "Email sign-ups are not supported by Lanyard; sign in with Apple or Google")
+    static let phoneDisabled = GoTrueError(status: 422, code: "phone_provider_disabled",
+                                           message: "Phone sign-ups are not supported by Lanyard; sign in with Apple or Google")
+    static let invalidAPIKey = GoTrueError(status: 401, code: "invalid_api_key", message: "Invalid API key")
+
+    static func unsupportedGrant(_ grant: String) -> GoTrueError {
+        GoTrueError(status: 400, code: "unsupported_grant_type",
+                    message: "grant_type \(grant.isEmpty ? "(none)" : grant) is not supported; use id_token or refresh_token")
+    }
+
+    struct Body: Encodable {
+        let code: String
+        let errorCode: String
+        let msg: String
+        let message: String
+
+        enum CodingKeys: String, CodingKey {
+            case code, msg, message
+            case errorCode = "error_code"
+        }
+    }
+
+    func response(apiVersion: String) -> Response {
+        var headers: HTTPFields = [.supabaseAPIVersion: apiVersion]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return (try? JSONResponse.make(Body(code: code, errorCode: code, msg: message, message: message),
+                                       status: HTTPResponse.Status(code: status), headers: headers))
+            ?? Response(status: .internalServerError)
+    }
+}
+
+extension HTTPField.Name {
+    static let supabaseAPIVersion = Self("X-Supabase-Api-Version")!
+    static let apiKey = Self("apikey")!
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// Everything under `/auth/v1` answers in GoTrue's shapes: errors of any kind become `GoTrueError`s, the API
+/// version the client sent is echoed (GoTrue's current one when it sent none), and the `apikey` is checked
+/// when `LANYARD_GOTRUE_ANON_KEY` is set.
+struct GoTrueMiddleware: RouterMiddleware {
+    typealias Context = LanyardRequestContext
+    static let currentAPIVersion = "2024-01-01"
+    let anonKey: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let apiVersion = Self.apiVersion(request)
+        do {
+            if let anonKey, !Self.isPublic(request.uri.path), !Self.matches(request.headers[.apiKey], anonKey) {
+                throw GoTrueError.invalidAPIKey
+            }
+            var response = try await next(request, context)
+            response.headers[.supabaseAPIVersion] = apiVersion
+            return response
+        } catch {
+            let goTrue = Self.goTrueError(error, request: request)
+            if goTrue.status == 500 {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            }
+            return goTrue.response(apiVersion: apiVersion)
+        }
+    }
+
+    static func goTrueError(_ error: any Error, request: Request) -> GoTrueError {
+        if let error = error as? GoTrueError { return error }
+        return GoTrueError.from(ErrorMiddleware.catalogue(error, request: request),
+                                hadAuthorization: request.headers[.authorization] != nil)
+    }
+
+    /// What a backend or load balancer reads without the project's key: the JWKS and the health check.
+    static func isPublic(_ path: String) -> Bool {
+        path == "/auth/v1/.well-known/jwks.json" || path == "/auth/v1/health"
+    }
+
+    /// The client's `YYYY-MM-DD` version, or GoTrue's current one.
+    static func apiVersion(_ request: Request) -> String {
+        guard let sent = request.headers[.supabaseAPIVersion], sent.utf8.count == 10,
+              sent.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return currentAPIVersion }
+        return sent
+    }
+
+    /// Constant-time comparison of the two keys' hashes.
+    static func matches(_ presented: String?, _ expected: String) -> Bool {
+        guard let presented else { return false }
+        let lhs = Hashing.sha256(Array(presented.utf8)), rhs = Hashing.sha256(Array(expected.utf8))
+        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,50 @@
+import LanyardCore
+import LanyardSupport
+
+/// `POST /auth/v1/token?grant_type=id_token`. `access_token`, `gotrue_meta_security` and other members
+/// Supabase's clients send are ignored; `null` counts as absent.
+struct GoTrueIDTokenBody: RequestBody {
+    let provider: String
+    let idToken: String
+    let nonce: String?
+    let linkIdentity: Bool
+
+    init(_ fields: BodyFields) throws {
+        provider = try fields.string("provider")
+        idToken = try Field.nonEmpty(try fields.string("id_token"), "id_token")
+        nonce = try Field.optional(try fields.optionalString("nonce"), "nonce")
+        linkIdentity = try fields.optionalBool("link_identity") ?? false
+    }
+}
+
+/// `POST /auth/v1/signup`: anonymous when it names neither an email nor a phone; `data` is user metadata.
+struct GoTrueSignUpBody: RequestBody {
+    let email: String?
+    let phone: String?
+    let data: [String: JSONValue]
+
+    init(_ fields: BodyFields) throws {
+        email = try fields.optionalString("email").flatMap { $0.isEmpty ? nil : $0 }
+        phone = try fields.optionalString("phone").flatMap { $0.isEmpty ? nil : $0 }
+        data = try GoTrueUserBody.metadata(fields)
+    }
+}
+
+/// `PUT /auth/v1/user`: only `data` (user metadata) is supported; email, phone and password changes are not.
+struct GoTrueUserBody: RequestBody {
+    let data: [String: JSONValue]
+    let asksForUnsupported: Bool
+
+    init(_ fields: BodyFields) throws {
+        data = try Self.metadata(fields)
+        asksForUnsupported = ["email", "phone", "password"].contains { (try? fields.optionalString($0)) != nil }
+    }
+
+    static func metadata(_ fields: BodyFields) throws -> [String: JSONValue] {
+        switch fields.members["data"] {
+        case nil, .null?: return [:]
+        case .object(let members)?: return members
+        default: throw LanyardError.invalidRequest(field: "data", "data must be a JSON object")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// `/auth/v1` (DESIGN section 12): the part of GoTrue's API that Supabase's client libraries call for native
+/// sign-in, on Lanyard's own accounts, sessions and rules. Handlers translate shapes; the services decide.
+struct GoTrueRoutes {
+    let api: APIContext
+    let keys: SigningKeyRing
+    let anonKey: String?
+
+    func register(on router: Router<LanyardRequestContext>) {
+        let group = router.group("auth/v1").add(middleware: GoTrueMiddleware(anonKey: anonKey))
+        group.post("token", use: token)
+        group.post("signup", use: signUp)
+        group.get("user", use: user)
+        group.put("user", use: updateUser)
+        group.post("logout", use: logout)
+        group.get("user/identities", use: identities)
+        group.delete("user/identities/:identity_id", use: unlinkIdentity)
+        group.get("settings", use: settings)
+        group.get("health") { _, _ in try JSONResponse.make(GoTrueHealth()) }
+        group.get(".well-known/jwks.json") { _, _ in
+            try JSONResponse.make(keys.jwks, headers: [.cacheControl: "public, max-age=300"])
+        }
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            group.on("**", method: method) { request, _ -> Response in
+                throw GoTrueError.unsupported(method: request.method.rawValue, path: request.uri.path)
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    @Sendable func token(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        switch request.uri.queryParameters["grant_type"].map(String.init) ?? "" {
+        case "id_token": return try await idTokenGrant(request, context: context)
+        case "refresh_token":
+            let body = try await JSONBody.decode(RefreshBody.self, from: request)
+            let session = try await Refresh(api.dependencies).refresh(token: body.refreshToken,
+                                                                      client: api.client(request, context))
+            return try await respond(session)
+        case let grant: throw GoTrueError.unsupportedGrant(grant)
+        }
+    }
+
+    /// Sign-in with a provider's ID token; with `link_identity: true` and a user's bearer, a link followed by a
+    /// sign-in with the identity just linked (the new session supabase-swift's `linkIdentityWithIdToken` expects).
+    private func idTokenGrant(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(GoTrueIDTokenBody.self, from: request)
+        let provider = try api.dependencies.providerTokens.provider(named: body.provider)
+        let client = api.client(request, context)
+        var guest: Caller?
+        if body.linkIdentity {
+            _ = try await Linking(api.dependencies).link(provider: provider, idToken: body.idToken, nonce: body.nonce,
+                                                         caller: try await api.caller(request), client: client)
+        } else {
+            guest = await guestCaller(request)
+        }
+        let signIn = SignInRequest(idToken: body.idToken, nonce: body.nonce, givenName: nil, familyName: nil)
+        return try await respond(try await SignIn(api.dependencies).signIn(provider: provider, request: signIn,
+                                                                           guest: guest, client: client))
+    }
+
+    /// A guest's bearer upgrades or merges, as on `/v1`; anything else in `Authorization` (the project's
+    /// `apikey`, an expired or foreign token, a signed-in user's token) is ignored, as Supabase's clients send it.
+    private func guestCaller(_ request: Request) async -> Caller? {
+        guard let token = try? api.bearerToken(request),
+              let caller = try? await Authenticator(api.dependencies).authenticateAllowingMerged(bearer: token),
+              caller.isAnonymous else { return nil }
+        return caller
+    }
+
+    @Sendable func signUp(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(GoTrueSignUpBody.self, from: request)
+        if body.email != nil { throw GoTrueError.emailDisabled }
+        if body.phone != nil { throw GoTrueError.phoneDisabled }
+        _ = try UserMetadata.encoded(body.data)  // refused before the account exists, not after
+        let session = try await AnonymousAccounts(api.dependencies).create(client: api.client(request, context))
+        if !body.data.isEmpty {
+            try await UserMetadata(api.dependencies).update(userID: session.user.id, with: body.data)
+        }
+        return try await respond(session)
+    }
+
+    @Sendable func logout(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        // GoTrue's default scope is global.
+        let scopeName = request.uri.queryParameters["scope"].map(String.init) ?? "global"
+        guard let scope = SessionManagement.SignOutScope(rawValue: scopeName) else {
+            throw LanyardError.invalidRequest(field: "scope", "scope must be global, local or others")
+        }
+        try await SessionManagement(api.dependencies).signOut(caller, scope: scope, client: api.client(request, context))
+        return JSONResponse.noContent()
+    }
+
+    // MARK: The user
+
+    @Sendable func user(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        return try JSONResponse.make(GoTrueUser(try await AccountDetails.load(userID: caller.userID, api.dependencies)))
+    }
+
+    @Sendable func updateUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let body = try await JSONBody.decode(GoTrueUserBody.self, from: request)
+        if body.asksForUnsupported { throw GoTrueError.emailDisabled }
+        try await UserMetadata(api.dependencies).update(userID: caller.userID, with: body.data)
+        return try JSONResponse.make(GoTrueUser(try await AccountDetails.load(userID: caller.userID, api.dependencies)))
+    }
+
+    @Sendable func identities(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        struct Identities: Encodable { let identities: [GoTrueIdentity] }
+        let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
+        return try JSONResponse.make(Identities(identities: account.identities.map(GoTrueIdentity.init)))
+    }
+
+    /// Unlinks by the identity's row id, with Lanyard's rules (recent sign-in, never the last identity).
+    @Sendable func unlinkIdentity(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let caller = try await api.caller(request)
+        let identityID = context.parameters.get("identity_id") ?? ""
+        let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
+        guard let identity = account.identities.first(where: { $0.id == identityID }) else {
+            throw GoTrueError(status: 404, code: "identity_not_found", message: "Identity doesn't exist")
+        }
+        let provider = try api.dependencies.providerTokens.provider(named: identity.provider)
+        _ = try await Linking(api.dependencies).unlink(provider: provider, caller: caller,
+                                                       client: api.client(request, context))
+        return try JSONResponse.make([String: String]())
+    }
+
+    @Sendable func settings(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let offered = { (name: String) in (try? api.dependencies.providerTokens.provider(named: name)) != nil }
+        return try JSONResponse.make(GoTrueSettings(apple: offered("apple"), google: offered("google")))
+    }
+
+    /// The session in GoTrue's shape, its access token in Supabase's claim style.
+    private func respond(_ session: SessionResponse) async throws -> Response {
+        let account = try await AccountDetails.load(userID: session.user.id, api.dependencies)
+        let accessToken = try api.dependencies.accessTokens.issue(
+            userID: session.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
+            isAnonymous: account.user.isAnonymous, style: .supabase)
+        return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, account: account,
+                                                   now: api.dependencies.clock.now()))
+    }
+}

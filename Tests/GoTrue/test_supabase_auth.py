@@ -1,0 +1,272 @@
+"""Supabase's own Python client (supabase-auth, from PyPI) against Lanyard's GoTrue-compatible surface.
+
+Starts `lanyard dev` on a temporary SQLite database (the binary at $LANYARD_BINARY, or .build/debug/lanyard),
+then drives the client as an app would. Run: python3 Tests/GoTrue/test_supabase_auth.py
+"""
+import hashlib
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import httpx
+import jwt
+from supabase_auth import SyncGoTrueClient
+from supabase_auth.errors import AuthApiError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ANON_KEY = "test-anon-key-" + secrets.token_hex(8)
+SERVER = {}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def setUpModule():
+    folder = tempfile.mkdtemp(prefix="lanyard-gotrue-")
+    port = free_port()
+    binary = os.environ.get("LANYARD_BINARY", os.path.join(ROOT, ".build", "debug", "lanyard"))
+    environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATABASE_URL=f"sqlite:{folder}/lanyard.sqlite",
+                       LANYARD_DATA_DIR=folder, LANYARD_LOG_LEVEL="warning", LANYARD_GOTRUE_ANON_KEY=ANON_KEY,
+                       LANYARD_REFRESH_REUSE_GRACE="0", LANYARD_RATE_LIMIT_LINK="4/3600")
+    process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL,
+                               stderr=open(os.path.join(folder, "server.log"), "w"))
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/healthz").status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError("lanyard dev did not start")
+    SERVER.update(process=process, base=base, auth=f"{base}/auth/v1")
+
+
+def tearDownModule():
+    SERVER["process"].terminate()
+    SERVER["process"].wait(10)
+
+
+def id_token(provider, sub, **claims):
+    """What Apple's or Google's SDK hands the app; the emulator signs it like the real provider."""
+    answer = httpx.post(f"{SERVER['base']}/_emulator/{provider}/id-token", json={"sub": sub, **claims})
+    answer.raise_for_status()
+    return answer.json()["id_token"]
+
+
+def client(**headers):
+    return SyncGoTrueClient(url=SERVER["auth"], headers={"apikey": ANON_KEY, **headers},
+                            auto_refresh_token=False, persist_session=False)
+
+
+def unique(name):
+    return f"{name}-{secrets.token_hex(6)}"
+
+
+class SignInTests(unittest.TestCase):
+    def test_apple_with_a_nonce_then_the_session_user_and_refresh(self):
+        raw = secrets.token_urlsafe(16)
+        supabase = client()
+        sub = unique("apple")
+        signed_in = supabase.sign_in_with_id_token({
+            "provider": "apple", "nonce": raw,
+            "token": id_token("apple", sub, email="a@privaterelay.appleid.com",
+                              nonce=hashlib.sha256(raw.encode()).hexdigest()),
+        })
+        session, user = signed_in.session, signed_in.user
+        self.assertEqual(session.token_type, "bearer")
+        self.assertIsInstance(session.expires_in, int)
+        self.assertGreater(session.expires_at, time.time())
+        self.assertEqual(user.aud, "authenticated")
+        self.assertEqual(user.role, "authenticated")
+        self.assertFalse(user.is_anonymous)
+        self.assertEqual(user.email, "a@privaterelay.appleid.com")
+        self.assertEqual(user.app_metadata, {"provider": "apple", "providers": ["apple"]})
+        [identity] = user.identities
+        self.assertEqual((identity.provider, identity.id, identity.user_id), ("apple", sub, user.id))
+        self.assertEqual(identity.identity_data["sub"], sub)
+
+        self.assertEqual(supabase.get_user().user.id, user.id)
+        refreshed = supabase.refresh_session()
+        self.assertNotEqual(refreshed.session.refresh_token, session.refresh_token)
+        self.assertEqual(refreshed.user.id, user.id)
+
+    def test_apple_and_google_without_a_nonce_and_google_with_a_raw_one(self):
+        apple = client().sign_in_with_id_token({"provider": "apple", "token": id_token("apple", unique("a"))})
+        self.assertEqual(apple.user.app_metadata["provider"], "apple")
+        google = client().sign_in_with_id_token({"provider": "google", "token": id_token("google", unique("g"),
+                                                                                        nonce="n-1"), "nonce": "n-1"})
+        self.assertEqual(google.user.app_metadata["provider"], "google")
+        plain = client().sign_in_with_id_token({"provider": "google", "token": id_token("google", unique("g"))})
+        self.assertEqual(plain.user.identities[0].provider, "google")
+
+    def test_the_same_identity_signs_into_the_same_account(self):
+        sub = unique("g")
+        first = client().sign_in_with_id_token({"provider": "google", "token": id_token("google", sub)})
+        second = client().sign_in_with_id_token({"provider": "google", "token": id_token("google", sub)})
+        self.assertEqual(first.user.id, second.user.id)
+
+    def test_the_access_token_verifies_with_the_jwks_and_carries_supabase_claims(self):
+        signed_in = client().sign_in_anonymously()
+        keys = jwt.PyJWKClient(f"{SERVER['auth']}/.well-known/jwks.json")
+        token = signed_in.session.access_token
+        claims = jwt.decode(token, keys.get_signing_key_from_jwt(token).key, algorithms=["ES256"],
+                            audience="authenticated")
+        self.assertEqual(claims["sub"], signed_in.user.id)
+        self.assertEqual(claims["role"], "authenticated")
+        self.assertTrue(claims["is_anonymous"])
+        self.assertEqual(claims["session_id"], claims["sid"])
+
+
+class AccountTests(unittest.TestCase):
+    def test_anonymous_sign_up_with_metadata_and_update_user_merging_it(self):
+        supabase = client()
+        signed_in = supabase.sign_in_anonymously({"options": {"data": {"theme": "dark", "level": 3}}})
+        user = signed_in.user
+        self.assertTrue(user.is_anonymous)
+        self.assertEqual(user.email, "")
+        self.assertEqual(user.identities, [])
+        self.assertEqual(user.user_metadata, {"theme": "dark", "level": 3})
+        updated = supabase.update_user({"data": {"level": 4, "theme": None, "nickname": "ada"}}).user
+        self.assertEqual(updated.user_metadata, {"level": 4, "nickname": "ada"})
+        self.assertEqual(supabase.get_user().user.user_metadata, {"level": 4, "nickname": "ada"})
+
+    def test_identities_listed_linked_with_an_id_token_and_unlinked(self):
+        supabase = client()
+        signed_in = supabase.sign_in_with_id_token({"provider": "google", "token": id_token("google", unique("g"))})
+        # What supabase-swift's linkIdentityWithIdToken and supabase-js's linkIdentity send.
+        linked = httpx.post(f"{SERVER['auth']}/token", params={"grant_type": "id_token"},
+                            headers={"apikey": ANON_KEY, "Authorization": f"Bearer {signed_in.session.access_token}"},
+                            json={"provider": "apple", "id_token": id_token("apple", unique("a")),
+                                  "link_identity": True})
+        self.assertEqual(linked.status_code, 200, linked.text)
+        self.assertEqual(linked.json()["user"]["id"], signed_in.user.id)
+        supabase.set_session(linked.json()["access_token"], linked.json()["refresh_token"])
+
+        identities = supabase.get_user_identities().identities
+        self.assertEqual([identity.provider for identity in identities], ["google", "apple"])
+        supabase.unlink_identity(identities[1])
+        remaining = supabase.get_user_identities().identities
+        self.assertEqual([identity.provider for identity in remaining], ["google"])
+        with self.assertRaises(AuthApiError) as refused:
+            supabase.unlink_identity(remaining[0])
+        self.assertEqual(refused.exception.code, "single_identity_not_deletable")
+
+    def test_sign_out_ends_the_session_everywhere(self):
+        supabase = client()
+        signed_in = supabase.sign_in_with_id_token({"provider": "google", "token": id_token("google", unique("g"))})
+        supabase.sign_out()
+        self.assertIsNone(supabase.get_session())
+        with self.assertRaises(AuthApiError) as refused:
+            client().refresh_session(signed_in.session.refresh_token)
+        self.assertEqual(refused.exception.code, "refresh_token_not_found")
+
+
+class ErrorTests(unittest.TestCase):
+    def assertRefusedWith(self, code, call, status=None):
+        with self.assertRaises(AuthApiError) as refused:
+            call()
+        self.assertEqual(refused.exception.code, code, refused.exception.message)
+        if status:
+            self.assertEqual(refused.exception.status, status)
+        return refused.exception
+
+    def test_a_token_that_fails_verification(self):
+        self.assertRefusedWith("bad_id_token", lambda: client().sign_in_with_id_token(
+            {"provider": "apple", "token": id_token("apple", unique("a"), nonce="x"), "nonce": "y"}), 400)
+        self.assertRefusedWith("provider_disabled", lambda: client().sign_in_with_id_token(
+            {"provider": "keycloak", "token": "x.y.z"}))
+
+    def test_refresh_tokens_unknown_and_reused(self):
+        self.assertRefusedWith("refresh_token_not_found", lambda: client().refresh_session("not-a-token"))
+        signed_in = client().sign_in_anonymously()
+        client().refresh_session(signed_in.session.refresh_token)
+        self.assertRefusedWith("refresh_token_already_used",
+                               lambda: client().refresh_session(signed_in.session.refresh_token))
+
+    def test_an_identity_of_another_account_cannot_be_linked(self):
+        taken = unique("g")
+        client().sign_in_with_id_token({"provider": "google", "token": id_token("google", taken)})
+        mine = client().sign_in_with_id_token({"provider": "apple", "token": id_token("apple", unique("a"))})
+        answer = httpx.post(f"{SERVER['auth']}/token", params={"grant_type": "id_token"},
+                            headers={"apikey": ANON_KEY, "Authorization": f"Bearer {mine.session.access_token}",
+                                     "X-Supabase-Api-Version": "2024-01-01"},
+                            json={"provider": "google", "id_token": id_token("google", taken), "link_identity": True})
+        self.assertEqual(answer.status_code, 422)
+        self.assertEqual(answer.headers["x-supabase-api-version"], "2024-01-01")
+        body = answer.json()
+        self.assertEqual((body["code"], body["error_code"]), ("identity_already_exists", "identity_already_exists"))
+        self.assertEqual(body["msg"], body["message"])
+
+    def test_link_attempts_over_the_limit(self):
+        token = client().sign_in_with_id_token({"provider": "google", "token": id_token("google", unique("g"))})
+        statuses = []
+        for _ in range(5):
+            answer = httpx.post(f"{SERVER['auth']}/token", params={"grant_type": "id_token"},
+                                headers={"apikey": ANON_KEY, "Authorization": f"Bearer {token.session.access_token}"},
+                                json={"provider": "google", "id_token": id_token("google", unique("g2")),
+                                      "link_identity": True})
+            statuses.append((answer.status_code, answer.json().get("code")))
+        self.assertEqual(statuses[-1], (429, "over_request_rate_limit"))
+
+    def test_a_bad_bearer_on_user_endpoints(self):
+        self.assertRefusedWith("bad_jwt", lambda: client().get_user("not.a.jwt"), 403)
+
+    def test_unsupported_features_are_named(self):
+        self.assertRefusedWith("unsupported_grant_type", lambda: client().sign_in_with_password(
+            {"email": "a@example.com", "password": "secret-secret"}))
+        self.assertRefusedWith("email_provider_disabled", lambda: client().sign_up(
+            {"email": "a@example.com", "password": "secret-secret"}))
+        otp = self.assertRefusedWith("feature_not_supported", lambda: client().sign_in_with_otp(
+            {"email": "a@example.com"}), 501)
+        self.assertIn("not supported by Lanyard", otp.message)
+
+    def test_the_api_key_is_required_when_configured(self):
+        keyless = SyncGoTrueClient(url=SERVER["auth"], auto_refresh_token=False, persist_session=False)
+        self.assertRefusedWith("invalid_api_key", lambda: keyless.sign_in_anonymously(), 401)
+
+    def test_settings_and_health(self):
+        settings = httpx.get(f"{SERVER['auth']}/settings", headers={"apikey": ANON_KEY}).json()
+        self.assertTrue(settings["external"]["apple"] and settings["external"]["google"])
+        self.assertFalse(settings["external"]["email"])
+        self.assertEqual(httpx.get(f"{SERVER['auth']}/health", headers={"apikey": ANON_KEY}).status_code, 200)
+
+
+class GuestStoryTests(unittest.TestCase):
+    def test_a_guest_with_data_signs_into_an_existing_account_and_keeps_it(self):
+        sub = unique("a")
+        owner = client().sign_in_with_id_token({"provider": "apple", "token": id_token("apple", sub)})
+
+        guest = client().sign_in_anonymously()
+        bearer = {"Authorization": f"Bearer {guest.session.access_token}"}
+        saved = httpx.put(f"{SERVER['base']}/v1/data/habits/h1", headers=bearer, json={"data": {"streak": 12}})
+        self.assertEqual(saved.status_code, 200, saved.text)
+
+        # The guest's client sends its session's token, so the server merges the guest into the account.
+        merged = client(**bearer).sign_in_with_id_token({"provider": "apple", "token": id_token("apple", sub)})
+        self.assertEqual(merged.user.id, owner.user.id)
+        record = httpx.get(f"{SERVER['base']}/v1/data/habits/h1",
+                           headers={"Authorization": f"Bearer {merged.session.access_token}"})
+        self.assertEqual(record.status_code, 200)
+        self.assertEqual(record.json()["data"], {"streak": 12})
+
+    def test_an_anon_key_or_a_foreign_token_as_bearer_is_ignored(self):
+        for bearer in [ANON_KEY, "eyJhbGciOiJIUzI1NiJ9.e30.c2ln"]:
+            signed_in = client(Authorization=f"Bearer {bearer}").sign_in_with_id_token(
+                {"provider": "google", "token": id_token("google", unique("g"))})
+            self.assertFalse(signed_in.user.is_anonymous)
+            self.assertIsNotNone(client(Authorization=f"Bearer {bearer}").sign_in_anonymously().session)
+
+
+if __name__ == "__main__":
+    result = unittest.main(verbosity=2, exit=False).result
+    sys.exit(0 if result.wasSuccessful() else 1)
