@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+/// `/auth/v1` through HTTP on both databases; Supabase's own client drives it in `Tests/GoTrue`.
+@Suite struct GoTrueCompatibilityTests {
+    static let apiVersion = ["X-Supabase-Api-Version": "2024-01-01"]
+
+    func idTokenGrant(_ server: TestServer, _ provider: String, sub: String, bearer: String? = nil,
+                      extra: [String: Any] = [:]) async throws -> TestResponse {
+        var body: [String: Any] = ["provider": provider, "id_token": try server.idToken(provider == "apple" ? .apple : .google, sub: sub),
+                                   "gotrue_meta_security": ["captcha_token": NSNull()], "nonce": NSNull()]
+        body.merge(extra) { $1 }
+        return try await server.request(.POST, "/auth/v1/token?grant_type=id_token", json: body, bearer: bearer,
+                                        headers: Self.apiVersion)
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anIDTokenGrantAnswersAGoTrueSessionWithSupabaseClaims(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let answer = try await idTokenGrant(server, "google", sub: "g-1")
+            #expect(answer.status == 200)
+            let json = answer.json
+            let user = try #require(json["user"] as? [String: Any])
+            #expect(json["token_type"] as? String == "bearer")
+            #expect((json["expires_at"] as? Int ?? 0) == Int(server.clock.now().timeIntervalSince1970) + 900)
+            #expect(user["aud"] as? String == "authenticated")
+            #expect((user["app_metadata"] as? [String: Any])?["providers"] as? [String] == ["google"])
+            let identity = try #require((user["identities"] as? [[String: Any]])?.first)
+            #expect(identity["id"] as? String == "g-1")
+            #expect(identity["user_id"] as? String == user["id"] as? String)
+            #expect(UUID(uuidString: identity["identity_id"] as? String ?? "") != nil)
+
+            let claims = try #require(Self.claims(json["access_token"] as? String))
+            #expect(claims["session_id"] as? String == claims["sid"] as? String)
+            #expect((claims["amr"] as? [[String: Any]])?.first?["method"] as? String == "google")
+            #expect(claims["aal"] as? String == "aal1")
+            // The same token works on Lanyard's own API.
+            #expect(try await server.get("/v1/users/me", bearer: json["access_token"] as? String).status == 200)
+            let refreshed = try await server.post("/auth/v1/token?grant_type=refresh_token",
+                                                  ["refresh_token": json["refresh_token"] as? String ?? ""])
+            #expect(refreshed.status == 200)
+            #expect((refreshed.json["user"] as? [String: Any])?["id"] as? String == user["id"] as? String)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aGuestBearerMergesAndAnyOtherAuthorizationIsIgnored(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let owner = try await idTokenGrant(server, "apple", sub: "ada")
+            let ownerID = (owner.json["user"] as? [String: Any])?["id"] as? String
+
+            let guest = try await server.request(.POST, "/auth/v1/signup", json: ["data": ["plan": "free"]])
+            let guestToken = try #require(guest.json["access_token"] as? String)
+            #expect(try await server.request(.PUT, "/v1/data/habits/h1", json: ["data": ["streak": 12]],
+                                             bearer: guestToken).status == 200)
+            let merged = try await idTokenGrant(server, "apple", sub: "ada", bearer: guestToken)
+            let mergedUser = try #require(merged.json["user"] as? [String: Any])
+            #expect(mergedUser["id"] as? String == ownerID)
+            // The guest's metadata came along (the account had none), and its records.
+            #expect((mergedUser["user_metadata"] as? [String: Any])?["plan"] as? String == "free")
+            let token = merged.json["access_token"] as? String
+            #expect(try await server.get("/v1/data/habits/h1", bearer: token).json["data"] as? [String: Int] == ["streak": 12])
+
+            for ignored in ["the-project-anon-key", "eyJhbGciOiJIUzI1NiJ9.e30.c2ln"] {
+                let answer = try await idTokenGrant(server, "google", sub: "g-\(ignored.count)", bearer: ignored)
+                #expect(answer.status == 200)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func linkIdentityLinksAndAnswersANewSessionAndUnlinkGoesByIdentityID(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let signedIn = try await idTokenGrant(server, "google", sub: "g-1")
+            let token = try #require(signedIn.json["access_token"] as? String)
+            let linked = try await idTokenGrant(server, "apple", sub: "a-1", bearer: token, extra: ["link_identity": true])
+            #expect(linked.status == 200)
+            let identities = (linked.json["user"] as? [String: Any])?["identities"] as? [[String: Any]] ?? []
+            #expect(identities.compactMap { $0["provider"] as? String } == ["google", "apple"])
+
+            let newToken = linked.json["access_token"] as? String
+            let listed = try await server.get("/auth/v1/user/identities", bearer: newToken)
+            #expect((listed.json["identities"] as? [[String: Any]])?.count == 2)
+            let appleID = try #require(identities.last?["identity_id"] as? String)
+            #expect(try await server.delete("/auth/v1/user/identities/\(appleID)", bearer: newToken).status == 200)
+            let googleID = try #require(identities.first?["identity_id"] as? String)
+            let last = try await server.delete("/auth/v1/user/identities/\(googleID)", bearer: newToken)
+            #expect(last.status == 422)
+            #expect(last.json["code"] as? String == "single_identity_not_deletable")
+            #expect(try await server.delete("/auth/v1/user/identities/\(UUID())", bearer: newToken).json["code"] as? String
+                == "identity_not_found")
+
+            let unauthenticated = try await idTokenGrant(server, "apple", sub: "a-2", extra: ["link_identity": true])
+            #expect(unauthenticated.status == 401)
+            #expect(unauthenticated.json["code"] as? String == "no_authorization")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func userMetadataMergesKeyByKeyAndLogoutEndsTheSession(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let signedUp = try await server.post("/auth/v1/signup", ["data": ["a": 1, "b": 2]])
+            let token = signedUp.json["access_token"] as? String
+            let updated = try await server.request(.PUT, "/auth/v1/user", json: ["data": ["b": NSNull(), "c": 3]], bearer: token)
+            #expect(updated.json["user_metadata"] as? [String: Int] == ["a": 1, "c": 3])
+            let tooLarge = try await server.request(.PUT, "/auth/v1/user",
+                                                    json: ["data": ["x": String(repeating: "y", count: 17_000)]], bearer: token)
+            #expect(tooLarge.json["code"] as? String == "validation_failed")
+            #expect(try await server.get("/auth/v1/user", bearer: token).json["user_metadata"] as? [String: Int] == ["a": 1, "c": 3])
+            #expect(try await server.post("/auth/v1/logout?scope=local", bearer: token).status == 204)
+            let after = try await server.get("/auth/v1/user", bearer: token)
+            #expect(after.status == 403)
+            #expect(after.json["code"] as? String == "bad_jwt")
+        }
+    }
+
+    @Test func errorsHaveGoTruesShapeAndUnsupportedFeaturesAreNamed() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let reused = try await server.request(.POST, "/auth/v1/token?grant_type=refresh_token",
+                                                  json: ["refresh_token": "nope"], headers: ["X-Supabase-Api-Version": "2024-01-01"])
+            #expect(reused.status == 400)
+            #expect(reused.headers.first(name: "X-Supabase-Api-Version") == "2024-01-01")
+            #expect(Set(reused.json.keys) == ["code", "error_code", "msg", "message"])
+            #expect(reused.json["code"] as? String == "refresh_token_not_found")
+
+            for (path, code, status) in [("/auth/v1/otp", "feature_not_supported", 501),
+                                         ("/auth/v1/factors", "feature_not_supported", 501),
+                                         ("/auth/v1/token?grant_type=password", "unsupported_grant_type", 400)] {
+                let answer = try await server.post(path, ["email": "a@example.com"])
+                #expect(answer.status == status, "\(path)")
+                #expect(answer.json["code"] as? String == code, "\(path)")
+            }
+            let email = try await server.post("/auth/v1/signup", ["email": "a@example.com", "password": "x"])
+            #expect(email.json["code"] as? String == "email_provider_disabled")
+            let settings = try await server.get("/auth/v1/settings").json["external"] as? [String: Bool]
+            #expect(settings?["apple"] == true && settings?["email"] == false)
+            #expect(try await server.get("/auth/v1/.well-known/jwks.json").json["keys"] != nil)
+        }
+    }
+
+    @Test func theSurfaceIsOffWhenNotEnabledAndTheAPIKeyIsCheckedWhenSet() async throws {
+        try await TestServer.with(.sqlite, configure: { $0.gotrueCompat = false }) { server async throws in
+            #expect(try await server.post("/auth/v1/signup").errorCode == "NOT_FOUND")
+        }
+        try await TestServer.with(.sqlite, configure: { $0.gotrueAnonKey = "anon-key" }) { server in
+            let keyless = try await server.post("/auth/v1/signup")
+            #expect(keyless.status == 401)
+            #expect(keyless.json["code"] as? String == "invalid_api_key")
+            #expect(try await server.post("/auth/v1/signup", headers: ["apikey": "anon-key"]).status == 200)
+            #expect(try await server.get("/auth/v1/.well-known/jwks.json").status == 200)
+        }
+    }
+
+    static func claims(_ token: String?) -> [String: Any]? {
+        guard let parts = token?.split(separator: "."), parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+}
