@@ -88,7 +88,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/emulator.html")],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/emulator.html"), .copy("Resources/console")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -36,8 +36,8 @@ def setUpModule():
     environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATABASE_URL=f"sqlite:{folder}/lanyard.sqlite",
                        LANYARD_DATA_DIR=folder, LANYARD_LOG_LEVEL="warning", LANYARD_GOTRUE_ANON_KEY=ANON_KEY,
                        LANYARD_REFRESH_REUSE_GRACE="0", LANYARD_RATE_LIMIT_LINK="4/3600")
-    process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(folder, "server.log"), "w"))
+    with open(os.path.join(folder, "server.log"), "w") as log:
+        process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:

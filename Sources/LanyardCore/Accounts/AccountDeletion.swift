@@ -13,19 +13,30 @@ public struct AccountDeletion: Sendable {
 
     public func delete(_ caller: Caller, client: ClientInfo) async throws {
         try Authenticator(dependencies).requireRecentSignIn(caller)
+        try await remove(userID: caller.userID, sessionID: caller.sessionID, client: client, actor: nil,
+                         missing: LanyardError.unauthorized("This account no longer exists"))
+    }
+
+    /// An operator's deletion (`DELETE /v1/admin/users/{id}`): the same effects, no recent sign-in needed.
+    public func deleteByAdmin(userID: String, client: ClientInfo) async throws {
+        try await remove(userID: userID, sessionID: nil, client: client, actor: "admin",
+                         missing: LanyardError.notFound("No such account"))
+    }
+
+    private func remove(userID: String, sessionID: String?, client: ClientInfo, actor: String?,
+                        missing: LanyardError) async throws {
         let dependencies = self.dependencies
         // Retried when a concurrent request that locked one of the account's rows first made it deadlock.
         try await dependencies.database.transactionRetryingConflicts { connection in
             let users = UserStore(connection)
-            guard try await users.findForUpdate(id: caller.userID) != nil else {
-                throw LanyardError.unauthorized("This account no longer exists")
-            }
-            let providers = try await IdentityStore(connection).list(userID: caller.userID).map(\.provider)
+            guard try await users.findForUpdate(id: userID) != nil else { throw missing }
+            let providers = try await IdentityStore(connection).list(userID: userID).map(\.provider)
             // Identities, sessions and refresh tokens go with the account (ON DELETE CASCADE).
-            try await users.delete(id: caller.userID)
+            try await users.delete(id: userID)
+            var details = ["providers": providers.joined(separator: ",")]
+            details["actor"] = actor
             try await AuditLog(connection, at: dependencies.clock.now(), clientIP: client.ip)
-                .write(.userDeleted, userID: caller.userID, sessionID: caller.sessionID,
-                       details: ["providers": providers.joined(separator: ",")])
+                .write(.userDeleted, userID: userID, sessionID: sessionID, details: details)
         }
     }
 }

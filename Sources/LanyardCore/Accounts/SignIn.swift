@@ -59,6 +59,7 @@ public struct SignIn: Sendable {
                 try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
             }
             let existing = found?.identity
+            if found?.owner.disabledAt != nil { throw LanyardError.accountDisabled }
             let name = request.fullName ?? identity.name
             // Kept to the second: a repeat within it changes nothing stored about the identity (nor in the answer).
             let recordsSignIn = existing?.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,

@@ -16,6 +16,9 @@ public enum AuditEvent: String, Sendable {
     case sessionRevoked = "session.revoked"
     case reauthenticated = "reauthenticated"
     case anonymousPurged = "user.anonymous_purged"
+    case userUpdated = "user.updated"
+    case userDisabled = "user.disabled"
+    case userEnabled = "user.enabled"
 }
 
 public struct AuditLog: Sendable {

@@ -20,6 +20,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case notFound = "NOT_FOUND"
         case forbidden = "FORBIDDEN"
         case versionConflict = "VERSION_CONFLICT"
+        case accountDisabled = "ACCOUNT_DISABLED"
         case internalError = "INTERNAL_ERROR"
 
         public var httpStatus: Int {
@@ -27,7 +28,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
             case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
                  .reauthenticationRequired: 401
-            case .forbidden: 403
+            case .forbidden, .accountDisabled: 403
             case .notFound, .providerNotLinked: 404
             case .providerConflict: 409
             case .versionConflict: 412
@@ -139,6 +140,8 @@ extension LanyardError {
     }
 
     public static let forbidden = LanyardError(.forbidden, "Not allowed")
+
+    public static let accountDisabled = LanyardError(.accountDisabled, "This account has been disabled")
 
     public static let internalError = LanyardError(.internalError, "Something went wrong on our side")
 }

@@ -8,6 +8,8 @@ public struct RateLimiter: Sendable {
         case link
         case anonymous
         case signIn = "signin"
+        /// Admin requests with a wrong or missing key.
+        case adminKey = "admin_key"
     }
 
     let database: any Database
@@ -23,11 +25,7 @@ public struct RateLimiter: Sendable {
     /// Counts one attempt for `key` (an account id or client IP) and refuses it past the limit.
     public func check(_ action: Action, key: String?) async throws {
         guard settings.enabled, let key else { return }
-        let rate = switch action {
-        case .link: settings.link
-        case .anonymous: settings.anonymous
-        case .signIn: settings.signIn
-        }
+        let rate = rate(for: action)
         let now = clock.now()
         let decision = Self.window(for: now, rate: rate)
         let hits = try await database.transaction { connection in
@@ -39,6 +37,30 @@ public struct RateLimiter: Sendable {
     }
 
     /// The fixed window that contains `now`.
+    /// Refuses `key` while it is past the limit, without counting an attempt (for checks that must not even
+    /// be tried once the limit is reached, such as comparing an admin key).
+    public func refuseIfLimited(_ action: Action, key: String?) async throws {
+        guard settings.enabled, let key else { return }
+        let rate = rate(for: action)
+        let now = clock.now()
+        let decision = Self.window(for: now, rate: rate)
+        let hits = try await database.read { connection in
+            try await RateLimitStore(connection).hits(bucket: "\(action.rawValue):\(key)", windowStart: decision.start)
+        }
+        if hits >= rate.limit {
+            throw LanyardError.rateLimited(retryAfter: max(1, Int(decision.end.timeIntervalSince(now).rounded(.up))))
+        }
+    }
+
+    private func rate(for action: Action) -> RateLimitSettings.Rate {
+        switch action {
+        case .link: settings.link
+        case .anonymous: settings.anonymous
+        case .signIn: settings.signIn
+        case .adminKey: settings.adminKey
+        }
+    }
+
     public static func window(for now: Date, rate: RateLimitSettings.Rate) -> (start: Date, end: Date) {
         let seconds = now.timeIntervalSince1970
         let start = (seconds / rate.window).rounded(.down) * rate.window

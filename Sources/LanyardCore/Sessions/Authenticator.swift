@@ -37,8 +37,10 @@ public struct Authenticator: Sendable {
         guard let found = try await dependencies.sessionAccounts.findWithOwner(sessionID: claims.sid) else {
             throw LanyardError.unauthorized("This session has ended")
         }
-        return try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
-                          ownerMergedInto: found.ownerMergedInto, account: found.account)
+        return try await explainingDisabled {
+            try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
+                       ownerMergedInto: found.ownerMergedInto, account: found.account)
+        }
     }
 
     /// `authenticate` and the caller's account, read together (one query, batched on PostgreSQL:
@@ -48,8 +50,10 @@ public struct Authenticator: Sendable {
         guard let found = try await dependencies.sessionAccounts.find(sessionID: claims.sid) else {
             throw LanyardError.unauthorized("This session has ended")
         }
-        let caller = try caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
-                                ownerMergedInto: found.user.mergedInto, account: found)
+        let caller = try await explainingDisabled {
+            try self.caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
+                            ownerMergedInto: found.user.mergedInto, account: found)
+        }
         guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
         return (caller, UserView(user: found.user, identities: found.identities))
     }
@@ -62,9 +66,29 @@ public struct Authenticator: Sendable {
             return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
                           mergedInto: mergedInto, account: account)
         }
-        guard session.isActive(at: dependencies.clock.now()) else { throw LanyardError.unauthorized("This session has ended") }
+        guard session.isActive(at: dependencies.clock.now()) else {
+            if session.revokedReason == SessionEndReason.accountDisabled { throw SessionEnded(userID: session.userID) }
+            throw LanyardError.unauthorized("This session has ended")
+        }
         return Caller(userID: session.userID, sessionID: session.id, isAnonymous: ownerIsAnonymous,
                       authTime: session.authTime, mergedInto: nil, account: account)
+    }
+
+    /// A session ended by disabling its account.
+    private struct SessionEnded: Error {
+        let userID: String
+    }
+
+    /// `ACCOUNT_DISABLED` for a session its account's disabling ended, while the account is still disabled (only
+    /// then is the account read again); `UNAUTHORIZED` once it was enabled (its person signs in anew).
+    private func explainingDisabled(_ body: () throws -> Caller) async throws -> Caller {
+        do {
+            return try body()
+        } catch let ended as SessionEnded {
+            let owner = try await dependencies.database.read { try await UserStore($0).find(id: ended.userID) }
+            if owner?.disabledAt != nil { throw LanyardError.accountDisabled }
+            throw LanyardError.unauthorized("This session has ended")
+        }
     }
 
     /// Unlinking and deletion need a sign-in within `LANYARD_REAUTH_WINDOW`.

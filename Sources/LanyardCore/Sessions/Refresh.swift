@@ -25,6 +25,8 @@ public struct Refresh: Sendable {
             throw LanyardError.invalidRefreshToken
         }
         let now = dependencies.clock.now()
+        // A disabled account's sessions were ended with it: say why, rather than that the session ended.
+        guard target.owner.disabledAt == nil else { throw LanyardError.accountDisabled }
         guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
         let session = target.session
         let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)

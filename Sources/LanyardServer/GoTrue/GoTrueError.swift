@@ -51,6 +51,7 @@ struct GoTrueError: Error, Equatable {
         case .notFound: return GoTrueError(status: 404, code: "not_found", message: message)
         case .forbidden: return GoTrueError(status: 403, code: "forbidden", message: message)
         case .versionConflict: return GoTrueError(status: 412, code: "version_conflict", message: message)
+        case .accountDisabled: return GoTrueError(status: 403, code: "user_banned", message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         }
     }

@@ -15,6 +15,10 @@ extension LanyardRuntime {
         DataRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        if let adminKey = configuration.adminKey {
+            AdminRoutes(api: api, key: adminKey).register(on: router)
+            ConsoleRoutes().register(on: router)
+        }
         if configuration.servesGoTrue {
             GoTrueRoutes(api: api, keys: keyRing, anonKey: configuration.gotrueAnonKey).register(on: router)
         }

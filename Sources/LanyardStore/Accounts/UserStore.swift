@@ -9,6 +9,8 @@ public struct UserRecord: Sendable, Equatable {
     public var displayName: String?
     public var mergedInto: String?
     public var mergedAt: Date?
+    /// Set while an operator has disabled the account (DESIGN section 11).
+    public var disabledAt: Date?
 
     public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil) {
         self.id = id
@@ -28,6 +30,7 @@ public struct UserRecord: Sendable, Equatable {
         displayName = try row.optionalString("display_name")
         mergedInto = try row.optionalString("merged_into")
         mergedAt = try row.optionalDate("merged_at")
+        disabledAt = try row.optionalDate("disabled_at")
     }
 }
 
@@ -182,6 +185,12 @@ public struct UserStore: Sendable {
         try await connection.enqueueWrite("""
             UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1 AND display_name IS NULL
             """, [.text(id), .text(name), .date(date)])
+    }
+
+    /// Disables (a date) or enables (nil) the account.
+    public func setDisabled(id: String, at disabledAt: Date?, now: Date) async throws {
+        try await connection.query("UPDATE users SET disabled_at = $2, updated_at = $3 WHERE id = $1",
+                                   [.text(id), disabledAt.map(SQLValue.date) ?? .null, .date(now)])
     }
 
     public func setAnonymous(id: String, _ isAnonymous: Bool, at date: Date) async throws {

@@ -129,6 +129,10 @@ public enum Migrations {
             )
             """,
         ]),
+        Migration(version: 5, name: "disabled accounts; accounts by age for the admin API", statements: [
+            "ALTER TABLE users ADD COLUMN disabled_at {int}",
+            "CREATE INDEX users_created ON users (created_at, id)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -18,6 +18,12 @@ public struct RateLimitStore: Sendable {
         return Int(try row?.integer("hits") ?? 1)
     }
 
+    /// The bucket's count in the window, without counting a hit.
+    public func hits(bucket: String, windowStart: Date) async throws -> Int {
+        Int(try await connection.first("SELECT hits FROM rate_limits WHERE bucket = $1 AND window_start = $2",
+                                       [.text(bucket), .date(windowStart)])?.integer("hits") ?? 0)
+    }
+
     public func deleteWindows(before cutoff: Date) async throws {
         try await connection.query("DELETE FROM rate_limits WHERE window_start < $1", [.date(cutoff)])
     }

@@ -91,6 +91,7 @@ public struct LanyardConfiguration: Sendable {
         config.rateLimits.link = try reader.rate("LANYARD_RATE_LIMIT_LINK") ?? config.rateLimits.link
         config.rateLimits.anonymous = try reader.rate("LANYARD_RATE_LIMIT_ANONYMOUS") ?? config.rateLimits.anonymous
         config.rateLimits.signIn = try reader.rate("LANYARD_RATE_LIMIT_SIGNIN") ?? config.rateLimits.signIn
+        config.rateLimits.adminKey = try reader.rate("LANYARD_RATE_LIMIT_ADMIN") ?? config.rateLimits.adminKey
         config.adminKey = reader.string("LANYARD_ADMIN_KEY")
         config.devMode = try reader.flag("LANYARD_DEV") ?? false
         if let key = reader.string("LANYARD_MASTER_KEY") {
@@ -155,6 +156,8 @@ public struct RateLimitSettings: Sendable {
     public var anonymous = Rate(limit: 30, window: 3600)
     /// Sign-ins and refreshes per client IP.
     public var signIn = Rate(limit: 150, window: 300)
+    /// Admin requests with a wrong or missing key, per client IP.
+    public var adminKey = Rate(limit: 10, window: 300)
 
     public init() {}
 }

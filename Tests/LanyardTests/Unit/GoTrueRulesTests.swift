@@ -17,7 +17,8 @@ import Testing
             (.cannotUnlinkOnlyProvider, "single_identity_not_deletable", 422),
             (.providerNotLinked, "identity_not_found", 404), (.reauthenticationRequired, "reauthentication_needed", 401),
             (.rateLimited, "over_request_rate_limit", 429), (.notFound, "not_found", 404), (.forbidden, "forbidden", 403),
-            (.versionConflict, "version_conflict", 412), (.internalError, "unexpected_failure", 500),
+            (.versionConflict, "version_conflict", 412), (.accountDisabled, "user_banned", 403),
+            (.internalError, "unexpected_failure", 500),
         ]
         for (code, name, status) in expected {
             let goTrue = GoTrueError.from(LanyardError(code, "m"), hadAuthorization: true)

@@ -1,0 +1,27 @@
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// Guards `/v1/admin/*`: the bearer must be `LANYARD_ADMIN_KEY`, compared in constant time. A client IP past
+/// its limit of wrong keys is refused before its key is even compared. The key is never logged.
+struct AdminKeyMiddleware: RouterMiddleware {
+    typealias Context = LanyardRequestContext
+    let key: String
+    let api: APIContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let ip = api.client(request, context).ip
+        try await api.dependencies.rateLimiter.refuseIfLimited(.adminKey, key: ip)
+        guard let presented = try? api.bearerToken(request), Self.matches(presented, key) else {
+            try await api.dependencies.rateLimiter.check(.adminKey, key: ip)
+            throw LanyardError(.forbidden, "The admin key is missing or wrong")
+        }
+        return try await next(request, context)
+    }
+
+    /// Compares the two keys' SHA-256 hashes byte by byte without stopping early.
+    static func matches(_ presented: String, _ expected: String) -> Bool {
+        let lhs = Hashing.sha256(Array(presented.utf8)), rhs = Hashing.sha256(Array(expected.utf8))
+        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+
+/// `/v1/admin/*` (DESIGN section 11), behind `AdminKeyMiddleware`; not mounted without `LANYARD_ADMIN_KEY`.
+struct AdminRoutes {
+    let api: APIContext
+    let key: String
+
+    func register(on router: Router<LanyardRequestContext>) {
+        let group = router.group("v1/admin").add(middleware: AdminKeyMiddleware(key: key, api: api))
+        group.get("users", use: users)
+        group.get("users/:id", use: user)
+        group.patch("users/:id", use: updateUser)
+        group.delete("users/:id", use: deleteUser)
+        group.post("users/:id/signout", use: signOut)
+        group.delete("users/:id/sessions/:session", use: revokeSession)
+        group.get("audit", use: audit)
+        group.get("stats", use: stats)
+    }
+
+    var administration: AccountAdministration { AccountAdministration(api.dependencies) }
+
+    @Sendable func users(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let query = AdminQuery(request)
+        let search = AccountAdministration.Search(
+            query: query.string("query"), anonymous: try query.bool("anonymous"), disabled: try query.bool("disabled"),
+            provider: query.string("provider"), cursor: query.string("cursor"), limit: try query.integer("limit"))
+        return try JSONResponse.make(try await administration.users(search))
+    }
+
+    @Sendable func user(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try JSONResponse.make(try await administration.user(id: context.parameters.get("id") ?? ""))
+    }
+
+    @Sendable func updateUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(AdminUserPatchBody.self, from: request)
+        guard body.displayName != nil || body.disabled != nil else {
+            throw LanyardError.invalidRequest(field: "body", "Send display_name, disabled or both")
+        }
+        return try JSONResponse.make(try await administration.update(
+            id: context.parameters.get("id") ?? "", displayName: body.displayName, disabled: body.disabled,
+            client: api.client(request, context)))
+    }
+
+    @Sendable func deleteUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try await AccountDeletion(api.dependencies).deleteByAdmin(userID: context.parameters.get("id") ?? "",
+                                                                  client: api.client(request, context))
+        return JSONResponse.noContent()
+    }
+
+    @Sendable func signOut(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let ended = try await administration.signOut(id: context.parameters.get("id") ?? "",
+                                                     client: api.client(request, context))
+        return try JSONResponse.make(["sessions_ended": ended])
+    }
+
+    @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try await administration.revokeSession(userID: context.parameters.get("id") ?? "",
+                                               sessionID: context.parameters.get("session") ?? "",
+                                               client: api.client(request, context))
+        return JSONResponse.noContent()
+    }
+
+    @Sendable func audit(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let query = AdminQuery(request)
+        return try JSONResponse.make(try await administration.audit(
+            userID: query.string("user_id"), type: query.string("type"), before: query.string("before"),
+            limit: try query.integer("limit")))
+    }
+
+    @Sendable func stats(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try JSONResponse.make(try await AdminStatistics(api.dependencies).compute())
+    }
+}
+
+/// The query string of an admin request, read by name; an empty value counts as absent.
+struct AdminQuery {
+    let parameters: [String: String]
+
+    init(_ request: Request) {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where !value.isEmpty {
+            parameters[String(name)] = String(value)
+        }
+        self.parameters = parameters
+    }
+
+    func string(_ name: String) -> String? { parameters[name] }
+
+    func bool(_ name: String) throws -> Bool? {
+        guard let text = parameters[name] else { return nil }
+        switch text {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw LanyardError.invalidRequest(field: name, "\(name) must be true or false")
+        }
+    }
+
+    func integer(_ name: String) throws -> Int? {
+        guard let text = parameters[name] else { return nil }
+        guard let value = Int(text) else { throw LanyardError.invalidRequest(field: name, "\(name) must be a whole number") }
+        return value
+    }
+}
+
+/// `PATCH /v1/admin/users/{id}`: `display_name` (null clears it), `disabled`.
+struct AdminUserPatchBody: RequestBody {
+    /// `.some(nil)` when the body sets `display_name` to null.
+    let displayName: String??
+    let disabled: Bool?
+
+    init(_ fields: BodyFields) throws {
+        displayName = fields.contains("display_name") ? .some(try fields.optionalString("display_name")) : .none
+        disabled = try fields.optionalBool("disabled")
+    }
+}

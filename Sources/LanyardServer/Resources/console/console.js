@@ -1,0 +1,358 @@
+// Lanyard Console: a small single-page app over /v1/admin/*. No dependencies, no inline script or style (the
+// page's Content-Security-Policy allows neither). The admin key lives in sessionStorage: this tab only.
+"use strict";
+
+const KEY = "lanyard.admin.key";
+const $ = (selector) => document.querySelector(selector);
+
+/** Builds an element: h("td", {class: "x"}, "text", child). Text is always text, never HTML. */
+function h(tag, attributes, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+function svg(tag, attributes, ...children) {
+  const element = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes || {})) element.setAttribute(name, value);
+  for (const child of children.flat()) element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return element;
+}
+
+class APIError extends Error {
+  constructor(status, body) {
+    super(body?.error?.message || `The server answered ${status}`);
+    this.status = status;
+    this.code = body?.error?.code;
+  }
+}
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: { "Authorization": `Bearer ${sessionStorage.getItem(KEY) || ""}`,
+               ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    if (response.status === 403 && json?.error?.code === "FORBIDDEN") signOut("The admin key was refused.");
+    throw new APIError(response.status, json);
+  }
+  return json;
+}
+
+// MARK: Formatting
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+function when(text) { return text ? dateTime.format(new Date(text)) : "—"; }
+
+function ago(text) {
+  if (!text) return "—";
+  const seconds = (Date.now() - new Date(text).getTime()) / 1000;
+  if (seconds < 60) return "just now";
+  for (const [unit, size] of [["day", 86400], ["hour", 3600], ["minute", 60]]) {
+    if (seconds >= size) { const n = Math.floor(seconds / size); return `${n} ${unit}${n === 1 ? "" : "s"} ago`; }
+  }
+  return "just now";
+}
+
+const ICONS = {
+  apple: "M16.4 12.6c0-2.4 2-3.6 2.1-3.7-1.1-1.7-2.9-1.9-3.5-1.9-1.5-.2-2.9.9-3.7.9-.8 0-1.9-.9-3.2-.8-1.6 0-3.2 1-4 2.4-1.7 3-.4 7.4 1.2 9.8.8 1.2 1.8 2.5 3 2.4 1.2 0 1.7-.8 3.1-.8s1.9.8 3.2.8c1.3 0 2.1-1.2 2.9-2.4.9-1.4 1.3-2.7 1.3-2.8 0 0-2.4-1-2.4-3.9zM14 5.3c.7-.8 1.1-1.9 1-3-1 0-2.1.7-2.8 1.5-.6.7-1.2 1.8-1 2.9 1.1.1 2.1-.6 2.8-1.4z",
+  google: "M21.6 12.2c0-.7-.1-1.4-.2-2H12v3.8h5.4a4.6 4.6 0 0 1-2 3v2.5h3.2c1.9-1.7 3-4.3 3-7.3zM12 22c2.7 0 5-.9 6.6-2.5l-3.2-2.5c-.9.6-2 1-3.4 1-2.6 0-4.8-1.8-5.6-4.1H3.1v2.6A10 10 0 0 0 12 22zM6.4 13.9a6 6 0 0 1 0-3.8V7.5H3.1a10 10 0 0 0 0 9zM12 6c1.5 0 2.8.5 3.8 1.5l2.8-2.8A9.6 9.6 0 0 0 12 2 10 10 0 0 0 3.1 7.5l3.3 2.6C7.2 7.8 9.4 6 12 6z",
+};
+
+function provider(name) {
+  const path = ICONS[name];
+  const icon = path ? svg("svg", { viewBox: "0 0 24 24", "aria-hidden": "true" },
+    svg("path", { d: path, fill: name === "google" ? "#1a73e8" : "#111" })) : null;
+  return h("span", { class: "provider", "data-provider": name }, icon, name.charAt(0).toUpperCase() + name.slice(1));
+}
+
+function statusBadge(user) {
+  if (user.disabled) return h("span", { class: "badge disabled", id: "status" }, "Disabled");
+  if (user.is_anonymous) return h("span", { class: "badge guest", id: "status" }, "Guest");
+  return h("span", { class: "badge active", id: "status" }, "Active");
+}
+
+function empty(title, text) {
+  return h("div", { class: "empty" }, h("strong", {}, title), text);
+}
+
+function errorBox(error) {
+  return h("p", { class: "error", role: "alert" }, error.message || String(error));
+}
+
+function confirmDialog(title, text, action) {
+  const dialog = $("#confirm");
+  $("#confirm-title").textContent = title;
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").textContent = action;
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+  });
+}
+
+// MARK: Views
+
+function show(...children) {
+  const view = $("#view");
+  view.replaceChildren(...children);
+  view.hidden = false;
+}
+
+const usersState = { query: "", filter: "", disabled: false, provider: "", cursors: [null] };
+
+async function usersView() {
+  const search = h("input", { type: "search", id: "search", placeholder: "Search by email, name, account id or provider subject",
+    value: usersState.query, "aria-label": "Search accounts" });
+  const kind = h("select", { id: "kind", "aria-label": "Kind of account" },
+    h("option", { value: "" }, "All accounts"), h("option", { value: "false" }, "Signed in"), h("option", { value: "true" }, "Guests"));
+  kind.value = usersState.filter;
+  const providerSelect = h("select", { id: "provider", "aria-label": "Provider" },
+    h("option", { value: "" }, "Any provider"), h("option", { value: "apple" }, "Apple"), h("option", { value: "google" }, "Google"));
+  providerSelect.value = usersState.provider;
+  const disabled = h("input", { type: "checkbox", id: "only-disabled" });
+  disabled.checked = usersState.disabled;
+  const results = h("div", { id: "results" }, h("p", { class: "loading" }, "Loading…"));
+  const restart = () => {
+    Object.assign(usersState, { query: search.value.trim(), filter: kind.value, provider: providerSelect.value,
+      disabled: disabled.checked, cursors: [null] });
+    loadUsers(results);
+  };
+  let timer;
+  search.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(restart, 250); });
+  search.addEventListener("keydown", (event) => { if (event.key === "Enter") { clearTimeout(timer); restart(); } });
+  for (const control of [kind, providerSelect, disabled]) control.addEventListener("change", restart);
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Users"), h("p", { class: "muted" }, "Every account, newest first."))),
+    h("div", { class: "card" },
+      h("div", { class: "toolbar" }, search, kind, providerSelect, h("label", {}, disabled, "Disabled only")),
+      results));
+  search.focus();
+  await loadUsers(results);
+}
+
+async function loadUsers(results) {
+  const cursor = usersState.cursors[usersState.cursors.length - 1];
+  const params = new URLSearchParams({ limit: "25" });
+  if (usersState.query) params.set("query", usersState.query);
+  if (usersState.filter) params.set("anonymous", usersState.filter);
+  if (usersState.provider) params.set("provider", usersState.provider);
+  if (usersState.disabled) params.set("disabled", "true");
+  if (cursor) params.set("cursor", cursor);
+  try {
+    const page = await api("GET", `/v1/admin/users?${params}`);
+    if (page.users.length === 0) {
+      results.replaceChildren(empty(usersState.query ? "No accounts match" : "No accounts yet",
+        usersState.query ? "Try an email, part of a name, an account id or a provider's subject." : "Accounts appear here once people sign in."));
+      return;
+    }
+    const rows = page.users.map((user) => h("tr", { class: "link", "data-user-id": user.id, tabindex: "0",
+        onclick: () => { location.hash = `#/users/${user.id}`; },
+        onkeydown: (event) => { if (event.key === "Enter") location.hash = `#/users/${user.id}`; } },
+      h("td", {}, h("div", {}, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)")),
+        h("div", { class: "muted mono" }, user.id)),
+      h("td", {}, user.email || h("span", { class: "muted" }, "—")),
+      h("td", {}, user.providers.length ? user.providers.map(provider) : h("span", { class: "muted" }, "none")),
+      h("td", {}, statusBadge(user)),
+      h("td", { title: when(user.created_at) }, ago(user.created_at)),
+      h("td", { title: when(user.last_active_at) }, ago(user.last_active_at))));
+    const previous = h("button", { type: "button", id: "previous", disabled: usersState.cursors.length === 1,
+      onclick: () => { usersState.cursors.pop(); loadUsers(results); } }, "← Newer");
+    const next = h("button", { type: "button", id: "next", disabled: !page.next_cursor,
+      onclick: () => { usersState.cursors.push(page.next_cursor); loadUsers(results); } }, "Older →");
+    results.replaceChildren(
+      h("table", {}, h("thead", {}, h("tr", {}, ["Account", "Email", "Sign-in methods", "Status", "Created", "Last active"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, rows)),
+      h("div", { class: "pager" }, previous, h("span", { class: "muted" }, `Page ${usersState.cursors.length}`), next));
+  } catch (error) {
+    results.replaceChildren(errorBox(error));
+  }
+}
+
+async function userView(id) {
+  show(h("a", { href: "#/users", class: "back" }, "← Users"), h("p", { class: "loading" }, "Loading…"));
+  let details;
+  try {
+    details = await api("GET", `/v1/admin/users/${encodeURIComponent(id)}`);
+  } catch (error) {
+    show(h("a", { href: "#/users", class: "back" }, "← Users"),
+      error.status === 404 ? empty("No such account", "It may have been deleted.") : errorBox(error));
+    return;
+  }
+  const { user, identities, sessions, audit } = details;
+  const actionError = h("div", { id: "action-error" });
+  const run = async (title, text, action, request) => {
+    if (!(await confirmDialog(title, text, action))) return;
+    try {
+      await request();
+      actionError.replaceChildren();
+      return true;
+    } catch (error) {
+      actionError.replaceChildren(errorBox(error));
+      return false;
+    }
+  };
+  const disable = h("button", { type: "button", id: user.disabled ? "enable" : "disable", class: user.disabled ? "" : "danger",
+    onclick: async () => {
+      const disabling = !user.disabled;
+      if (await run(disabling ? "Disable this account?" : "Enable this account?",
+        disabling ? "Its sessions end now, and it cannot sign in, refresh or use a token until enabled again." :
+          "The person can sign in again; ended sessions stay ended.",
+        disabling ? "Disable" : "Enable",
+        () => api("PATCH", `/v1/admin/users/${encodeURIComponent(id)}`, { disabled: disabling }))) userView(id);
+    } }, user.disabled ? "Enable" : "Disable");
+  const signOutAll = h("button", { type: "button", id: "signout-all", disabled: sessions.length === 0,
+    onclick: async () => {
+      if (await run("Sign out everywhere?", `Ends ${sessions.length} active session${sessions.length === 1 ? "" : "s"}.`, "Sign out",
+        () => api("POST", `/v1/admin/users/${encodeURIComponent(id)}/signout`))) userView(id);
+    } }, "Sign out everywhere");
+  const remove = h("button", { type: "button", id: "delete", class: "danger",
+    onclick: async () => {
+      if (await run("Delete this account?", "The account, its sign-in methods, sessions and data are deleted. This cannot be undone.",
+        "Delete", () => api("DELETE", `/v1/admin/users/${encodeURIComponent(id)}`))) location.hash = "#/users";
+    } }, "Delete");
+
+  const identityRows = identities.map((identity) => h("tr", { "data-identity-id": identity.id },
+    h("td", {}, provider(identity.provider)), h("td", { class: "mono" }, identity.subject),
+    h("td", {}, identity.email || h("span", { class: "muted" }, "—"), identity.is_private_email ? h("span", { class: "muted" }, " (relay)") : null),
+    h("td", {}, when(identity.linked_at)), h("td", {}, ago(identity.last_sign_in_at))));
+  const sessionRows = sessions.map((session) => h("tr", { "data-session-id": session.id },
+    h("td", {}, session.method), h("td", { class: "mono" }, session.client_ip || "—"),
+    h("td", { class: "muted" }, session.user_agent || "—"),
+    h("td", {}, when(session.created_at)), h("td", {}, ago(session.last_refreshed_at)),
+    h("td", {}, h("button", { type: "button", class: "small revoke", onclick: async () => {
+      if (await run("Revoke this session?", "That device is signed out at once.", "Revoke",
+        () => api("DELETE", `/v1/admin/users/${encodeURIComponent(id)}/sessions/${encodeURIComponent(session.id)}`))) userView(id);
+    } }, "Revoke"))));
+  const events = audit.map((event) => h("li", {}, h("span", { class: "muted" }, when(event.at)),
+    h("span", {}, h("strong", {}, event.type), event.details ? h("span", { class: "muted" }, " " + Object.entries(event.details)
+      .filter(([key]) => key !== "discarded_data").map(([key, value]) => `${key}: ${value}`).join(", ")) : null,
+      event.client_ip ? h("span", { class: "muted" }, ` · ${event.client_ip}`) : null)));
+
+  show(h("a", { href: "#/users", class: "back" }, "← Users"),
+    h("div", { class: "head" },
+      h("div", {}, h("h1", { id: "user-title" }, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)"), " ", statusBadge(user)),
+        h("p", { class: "muted" }, h("span", { class: "mono" }, user.id), ` · created ${when(user.created_at)} · active ${ago(user.last_active_at)}`)),
+      h("div", { class: "actions" }, disable, signOutAll, remove)),
+    actionError,
+    h("div", { class: "card" }, h("h2", {}, "Sign-in methods"),
+      identityRows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Provider", "Subject", "Email", "Linked", "Last sign-in"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, identityRows)) : empty("No sign-in methods", "A guest: the account has no identity yet.")),
+    h("div", { class: "card" }, h("h2", {}, "Active sessions"),
+      sessionRows.length ? h("table", { id: "sessions" }, h("thead", {}, h("tr", {}, ["Method", "IP", "Device", "Signed in", "Last refreshed", ""].map((t) => h("th", {}, t)))),
+        h("tbody", {}, sessionRows)) : empty("No active sessions", "The person is signed out everywhere.")),
+    h("div", { class: "card" }, h("h2", {}, "Audit"),
+      events.length ? h("ul", { class: "timeline" }, events) : empty("No events", "Nothing recorded for this account.")));
+}
+
+async function activityView() {
+  show(h("h1", {}, "Activity"), h("p", { class: "loading" }, "Loading…"));
+  let stats;
+  try {
+    stats = await api("GET", "/v1/admin/stats");
+  } catch (error) {
+    show(h("h1", {}, "Activity"), errorBox(error));
+    return;
+  }
+  const stat = (value, label, id) => h("div", { class: "stat", id }, h("div", { class: "value" }, value.toLocaleString()), h("div", { class: "label" }, label));
+  const count = (days) => days.reduce((sum, day) => sum + day.count, 0);
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Activity"), h("p", { class: "muted" }, "The last 30 days, in UTC days."))),
+    h("div", { class: "grid" },
+      stat(stats.accounts, "Accounts", "stat-accounts"), stat(stats.guests, "Guests", "stat-guests"),
+      stat(stats.disabled, "Disabled", "stat-disabled"), stat(stats.active["1d"], "Active today", "stat-active-1d"),
+      stat(stats.active["7d"], "Active, 7 days", "stat-active-7d"), stat(stats.active["30d"], "Active, 30 days", "stat-active-30d")),
+    h("div", { class: "card chart" }, h("h2", {}, "Sign-ins per day"),
+      stats.sign_ins_per_day.length ? [chart(stats.sign_ins_per_day),
+        h("div", { class: "legend" }, ["apple", "google", "other"].map((name) => h("span", {}, h("span", { class: `swatch ${name}` }), name)))]
+        : empty("No sign-ins yet", "Sign-ins of the last 30 days appear here.")),
+    h("div", { class: "grid" }, stat(count(stats.merges_per_day), "Guest merges, 30 days", "stat-merges"),
+      stat(count(stats.reuse_detections_per_day), "Refresh-token reuse detected, 30 days", "stat-reuse")));
+}
+
+/** A stacked bar per day for the last 30 days: Apple, Google, then anything else. */
+function chart(days) {
+  const byDate = new Map(days.map((day) => [day.date, day]));
+  const dates = [];
+  for (let offset = 29; offset >= 0; offset--) dates.push(new Date(Date.now() - offset * 86400000).toISOString().slice(0, 10));
+  const maximum = Math.max(1, ...days.map((day) => day.count));
+  const width = 900, height = 220, gap = 4, bar = width / dates.length - gap;
+  const colors = { apple: "#111", google: "#1a73e8", other: "#868e96" };
+  const bars = dates.flatMap((date, index) => {
+    const day = byDate.get(date);
+    if (!day) return [];
+    let y = height;
+    const parts = Object.entries(day.by_provider || {}).map(([name, value]) => [colors[name] ? name : "other", value]);
+    return parts.map(([name, value]) => {
+      const size = (value / maximum) * (height - 10);
+      y -= size;
+      return svg("rect", { x: index * (bar + gap), y, width: bar, height: size, rx: 2, fill: colors[name], "data-date": date },
+        svg("title", {}, `${date}: ${value} ${name}`));
+    });
+  });
+  return svg("svg", { viewBox: `0 0 ${width} ${height + 20}`, role: "img", "aria-label": "Sign-ins per day", id: "signins-chart" },
+    svg("line", { x1: 0, y1: height, x2: width, y2: height, stroke: "#e3e6eb" }), bars,
+    svg("text", { x: 0, y: height + 16, "font-size": 11, fill: "#5f6673" }, dates[0]),
+    svg("text", { x: width, y: height + 16, "font-size": 11, fill: "#5f6673", "text-anchor": "end" }, dates[dates.length - 1]));
+}
+
+// MARK: Sign-in and routing
+
+function signOut(message) {
+  sessionStorage.removeItem(KEY);
+  route();
+  if (message) {
+    const box = $("#signin-error");
+    box.textContent = message;
+    box.hidden = false;
+  }
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const box = $("#signin-error");
+  box.hidden = true;
+  sessionStorage.setItem(KEY, $("#key").value);
+  try {
+    await api("GET", "/v1/admin/stats");
+    $("#key").value = "";
+    if (!location.hash || location.hash === "#/") location.hash = "#/users"; else route();
+  } catch (error) {
+    sessionStorage.removeItem(KEY);
+    box.textContent = error.status === 403 ? "That key is not this server's admin key." : error.message;
+    box.hidden = false;
+  }
+}
+
+function route() {
+  const signedIn = Boolean(sessionStorage.getItem(KEY));
+  $("#signin-view").hidden = signedIn;
+  $("#bar").hidden = !signedIn;
+  $("#view").hidden = !signedIn;
+  if (!signedIn) { $("#key").focus(); return; }
+  const path = location.hash.replace(/^#/, "") || "/users";
+  $("#nav-users").classList.toggle("active", path.startsWith("/users"));
+  $("#nav-activity").classList.toggle("active", path === "/activity");
+  const user = path.match(/^\/users\/(.+)$/);
+  if (user) userView(decodeURIComponent(user[1]));
+  else if (path === "/activity") activityView();
+  else usersView();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#signin-form").addEventListener("submit", signIn);
+  $("#signout").addEventListener("click", () => signOut());
+  window.addEventListener("hashchange", route);
+  route();
+});

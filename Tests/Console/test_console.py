@@ -1,0 +1,188 @@
+"""The operators' console (/admin) in a real browser: Debian's Chromium driven over WebDriver (Selenium).
+
+Starts `lanyard dev` with an admin key on a temporary SQLite database (the binary at $LANYARD_BINARY, or
+.build/debug/lanyard), makes accounts through the API, then does what an operator does. Screenshots go to
+$LANYARD_TEST_ARTIFACTS (default Tests/Console/artifacts). Run: python3 Tests/Console/test_console.py
+"""
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import httpx
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARTIFACTS = os.environ.get("LANYARD_TEST_ARTIFACTS", os.path.join(ROOT, "Tests", "Console", "artifacts"))
+ADMIN_KEY = "console-key-" + secrets.token_hex(8)
+SERVER = {}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def setUpModule():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="lanyard-console-")
+    port = free_port()
+    binary = os.environ.get("LANYARD_BINARY", os.path.join(ROOT, ".build", "debug", "lanyard"))
+    environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATABASE_URL=f"sqlite:{folder}/lanyard.sqlite",
+                       LANYARD_DATA_DIR=folder, LANYARD_LOG_LEVEL="warning", LANYARD_ADMIN_KEY=ADMIN_KEY)
+    with open(os.path.join(folder, "server.log"), "w") as log:
+        process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/healthz").status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError("lanyard dev did not start")
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,900"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    SERVER.update(process=process, base=base, browser=browser)
+
+
+def tearDownModule():
+    SERVER["browser"].quit()
+    SERVER["process"].terminate()
+    SERVER["process"].wait(10)
+
+
+def sign_in(provider, sub, body=None, **claims):
+    token = httpx.post(f"{SERVER['base']}/_emulator/{provider}/id-token", json={"sub": sub, **claims}).json()["id_token"]
+    return httpx.post(f"{SERVER['base']}/v1/auth/signin/{provider}", json={"id_token": token, **(body or {})},
+                      headers={"User-Agent": f"ConsoleTest/{sub}"})
+
+
+class ConsoleTests(unittest.TestCase):
+    def setUp(self):
+        self.browser = SERVER["browser"]
+        self.wait = WebDriverWait(self.browser, 10)
+        self.browser.get(f"{SERVER['base']}/admin")
+        self.browser.execute_script("sessionStorage.clear()")
+        self.browser.get(f"{SERVER['base']}/admin#/")
+
+    def tearDown(self):
+        # The page must never trip its own Content-Security-Policy or throw.
+        problems = [entry["message"] for entry in self.browser.get_log("browser")
+                    if entry["level"] == "SEVERE" and "favicon" not in entry["message"]
+                    and "status of 4" not in entry["message"]]
+        self.assertEqual(problems, [])
+
+    def screenshot(self, name):
+        self.browser.save_screenshot(os.path.join(ARTIFACTS, f"{name}.png"))
+
+    def type_key(self, key):
+        field = self.wait.until(EC.visibility_of_element_located((By.ID, "key")))
+        field.clear()
+        field.send_keys(key)
+        self.browser.find_element(By.ID, "signin").click()
+
+    def confirm(self):
+        self.wait.until(EC.visibility_of_element_located((By.ID, "confirm-ok"))).click()
+
+    def test_an_operator_finds_a_user_revokes_a_session_and_disables_the_account(self):
+        ada_sub = "ada-" + secrets.token_hex(4)
+        first = sign_in("apple", ada_sub, {"given_name": "Ada", "family_name": "Lovelace"}, email="ada@example.org")
+        second = sign_in("apple", ada_sub)
+        self.assertEqual((first.status_code, second.status_code), (200, 200))
+        for index in range(3):
+            sign_in("google", f"other-{index}-{secrets.token_hex(3)}", email=f"other{index}@example.net")
+
+        self.type_key("not-the-key")
+        error = self.wait.until(EC.visibility_of_element_located((By.ID, "signin-error")))
+        self.assertIn("not this server's admin key", error.text)
+        self.screenshot("01-wrong-key")
+
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.screenshot("02-users")
+
+        search = self.browser.find_element(By.ID, "search")
+        search.send_keys("ada@example")
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "tr[data-user-id]")) == 1)
+        self.browser.find_element(By.CSS_SELECTOR, "tr[data-user-id]").click()
+        title = self.wait.until(EC.visibility_of_element_located((By.ID, "user-title")))
+        self.assertIn("Ada Lovelace", title.text)
+        sessions = self.browser.find_elements(By.CSS_SELECTOR, "tr[data-session-id]")
+        self.assertEqual(len(sessions), 2)
+        self.assertTrue(self.browser.find_elements(By.CSS_SELECTOR, "[data-provider='apple']"))
+        self.screenshot("03-user")
+
+        # Revoke the session of the first sign-in: its device is signed out at once.
+        first_session = first.json()
+        revoked_row = self.browser.find_element(By.CSS_SELECTOR, f"tr[data-session-id='{self.session_id(first_session)}']")
+        revoked_row.find_element(By.CSS_SELECTOR, "button.revoke").click()
+        self.confirm()
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "tr[data-session-id]")) == 1)
+        me = httpx.get(f"{SERVER['base']}/v1/users/me", headers={"Authorization": f"Bearer {first_session['access_token']}"})
+        self.assertEqual(me.status_code, 401)
+
+        # Disable the account: the badge says so, and signing in is refused.
+        self.browser.find_element(By.ID, "disable").click()
+        self.screenshot("04-confirm-disable")
+        self.confirm()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "status"), "Disabled"))
+        self.assertEqual(len(self.browser.find_elements(By.CSS_SELECTOR, "tr[data-session-id]")), 0)
+        self.screenshot("05-disabled")
+        refused = sign_in("apple", ada_sub)
+        self.assertEqual(refused.status_code, 403)
+        self.assertEqual(refused.json()["error"]["code"], "ACCOUNT_DISABLED")
+        bearer = httpx.get(f"{SERVER['base']}/v1/users/me",
+                           headers={"Authorization": f"Bearer {second.json()['access_token']}"})
+        self.assertEqual(bearer.json()["error"]["code"], "ACCOUNT_DISABLED")
+
+        # And back.
+        self.browser.find_element(By.ID, "enable").click()
+        self.confirm()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "status"), "Active"))
+        self.assertEqual(sign_in("apple", ada_sub).status_code, 200)
+
+    def test_the_activity_page_shows_the_numbers_and_the_chart(self):
+        sign_in("google", "activity-" + secrets.token_hex(4))
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.find_element(By.ID, "nav-activity").click()
+        accounts = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#stat-accounts .value")))
+        stats = httpx.get(f"{SERVER['base']}/v1/admin/stats", headers={"Authorization": f"Bearer {ADMIN_KEY}"}).json()
+        self.assertEqual(accounts.text.replace(",", ""), str(stats["accounts"]))
+        bars = self.browser.find_elements(By.CSS_SELECTOR, "#signins-chart rect")
+        self.assertGreaterEqual(len(bars), 1)
+        self.screenshot("06-activity")
+
+    def test_an_empty_search_says_so(self):
+        self.type_key(ADMIN_KEY)
+        search = self.wait.until(EC.visibility_of_element_located((By.ID, "search")))
+        search.send_keys("nobody-has-this-" + secrets.token_hex(4))
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#results .empty"), "No accounts match"))
+        self.screenshot("07-empty-search")
+
+    @staticmethod
+    def session_id(session):
+        import base64
+        import json
+        payload = session["access_token"].split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["sid"]
+
+
+if __name__ == "__main__":
+    result = unittest.main(verbosity=2, exit=False).result
+    sys.exit(0 if result.wasSuccessful() else 1)
