@@ -12,7 +12,7 @@ struct Lanyard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanyard",
         abstract: "A self-hostable identity server for native apps (Sign in with Apple and Google).",
-        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Keys.self],
+        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Audit.self, Keys.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -147,29 +147,6 @@ struct EmulatorCommand: AsyncParsableCommand {
             let minter = TokenMinter(keys: keys, clock: SystemClock())
             print(try minter.mint(emulated, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
                                                         expiresIn: expiresIn)))
-        }
-    }
-}
-
-struct Users: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Account maintenance.", subcommands: [PurgeAnonymous.self])
-
-    struct PurgeAnonymous: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "purge-anonymous", abstract: "Delete anonymous accounts idle for longer than a duration.")
-
-        @Option(help: "e.g. 30d, 12h, 90m, 3600s") var olderThan: String
-
-        func run() async throws {
-            guard let seconds = DurationText.seconds(olderThan) else {
-                throw ValidationError("--older-than takes a duration such as 30d, 12h, 90m or 3600s")
-            }
-            let configuration = try Startup.configuration()
-            let runtime = try await Startup.runtime(configuration, logger: Startup.logger(configuration))
-            let cutoff = Date().addingTimeInterval(-seconds)
-            let count = try await AnonymousAccounts(runtime.dependencies).purge(idleSince: cutoff)
-            print("Deleted \(count) anonymous account\(count == 1 ? "" : "s") idle since \(cutoff).")
-            await runtime.shutdown()
         }
     }
 }

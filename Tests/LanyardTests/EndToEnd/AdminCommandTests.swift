@@ -1,0 +1,57 @@
+import Foundation
+import LanyardSupport
+import Testing
+
+/// `lanyard users …` and `lanyard audit tail` as an operator runs them: processes on the server's database.
+@Suite struct AdminCommandTests {
+    /// Runs `lanyard` to completion on the database at `url`; its status and standard output.
+    static func run(_ arguments: [String], databaseURL: String) async throws -> (Int32, String) {
+        let (process, output, _) = try CommandTests.launch(arguments, environment: [
+            "LANYARD_DATABASE_URL": databaseURL, "LANYARD_DATA_DIR": TestServer.sharedDataDirectory,
+            "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(), "LANYARD_LOG_LEVEL": "error"])
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await CommandTests.waitForExit(process, seconds: 30))
+        return (process.terminationStatus, text)
+    }
+
+    @Test func anOperatorListsShowsDisablesSignsOutAndDeletesFromTheCommandLine() async throws {
+        let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
+        defer { Task { await cleanup() } }
+        let clock = ManualClock(Date())
+        guard let running = try await RunningServer.start(databaseURL: databaseURL, port: try freeLoopbackPort(), clock: clock)
+        else { throw TestSetupError("the server did not start") }
+        let server = TestServer(running, clock: clock)
+        let ada = try await server.signIn(.apple, sub: "ada-sub", email: "ada@example.com")
+        _ = try await server.signIn(.google, sub: "grace", email: "grace@example.com")
+
+        let (listed, table) = try await Self.run(["users", "list"], databaseURL: databaseURL)
+        #expect(listed == 0)
+        #expect(table.contains("ada@example.com") && table.contains("grace@example.com") && table.hasPrefix("ID"))
+
+        let (_, json) = try await Self.run(["users", "list", "--query", "ada-sub", "--json"], databaseURL: databaseURL)
+        let users = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["users"] as? [[String: Any]]
+        #expect(users?.compactMap { $0["id"] as? String } == [ada.userID])
+
+        let (shown, details) = try await Self.run(["users", "show", ada.userID], databaseURL: databaseURL)
+        #expect(shown == 0)
+        #expect(details.contains("ada-sub") && details.contains("sign_in"))
+
+        #expect(try await Self.run(["users", "disable", ada.userID], databaseURL: databaseURL).0 == 0)
+        #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).errorCode == "ACCOUNT_DISABLED")
+        #expect(try await Self.run(["users", "enable", ada.userID], databaseURL: databaseURL).0 == 0)
+        let again = try await server.signIn(.apple, sub: "ada-sub")
+        let (_, signedOut) = try await Self.run(["users", "signout", ada.userID], databaseURL: databaseURL)
+        #expect(signedOut.contains("Ended 1 session"))
+        #expect(try await server.get("/v1/users/me", bearer: again.accessToken).status == 401)
+
+        let (_, tail) = try await Self.run(["audit", "tail", "--user", ada.userID, "--json"], databaseURL: databaseURL)
+        let types = tail.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String
+        }
+        #expect(types.suffix(3) == ["user.enabled", "sign_in", "sign_out"])
+
+        #expect(try await Self.run(["users", "delete", ada.userID, "--yes"], databaseURL: databaseURL).0 == 0)
+        #expect(try await Self.run(["users", "show", ada.userID], databaseURL: databaseURL).0 == 1)
+        await running.stop()
+    }
+}
