@@ -225,10 +225,16 @@ public actor LanyardClient {
         let bearer: String
         if let firstBearer { bearer = firstBearer } else { bearer = try await accessToken() }
         do {
-            return try await transport.send(request, bearer: bearer)
-        } catch LanyardError.unauthorized {
-            let renewed = try await refreshedSession(replacing: bearer)
-            return try await transport.send(request, bearer: renewed.accessToken)
+            do {
+                return try await transport.send(request, bearer: bearer)
+            } catch LanyardError.unauthorized {
+                let renewed = try await refreshedSession(replacing: bearer)
+                return try await transport.send(request, bearer: renewed.accessToken)
+            }
+        } catch LanyardError.accountDisabled {
+            // An operator disabled the account: its sessions are over.
+            if session != nil { hold(nil, [.signedOut(.accountDisabled)]) }
+            throw LanyardError.accountDisabled
         }
     }
 

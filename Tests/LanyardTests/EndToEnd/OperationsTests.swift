@@ -80,6 +80,10 @@ import LanyardSupport
                 ("/auth/v1/logout", "post"), ("/auth/v1/user/identities", "get"),
                 ("/auth/v1/user/identities/{identity_id}", "delete"), ("/auth/v1/settings", "get"),
                 ("/auth/v1/health", "get"), ("/auth/v1/.well-known/jwks.json", "get"),
+                ("/v1/admin/users", "get"), ("/v1/admin/users/{id}", "get"), ("/v1/admin/users/{id}", "patch"),
+                ("/v1/admin/users/{id}", "delete"), ("/v1/admin/users/{id}/signout", "post"),
+                ("/v1/admin/users/{id}/sessions/{session_id}", "delete"), ("/v1/admin/audit", "get"),
+                ("/v1/admin/stats", "get"), ("/admin", "get"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

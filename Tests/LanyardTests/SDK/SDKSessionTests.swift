@@ -113,4 +113,21 @@ import Testing
             #expect(await events.waitFor { $0 == .signedOut(.refreshTokenReused) })
         }
     }
+
+    @Test func anAccountAnOperatorDisablesIsSignedOutAndSaysWhy() async throws {
+        try await TestServer.with(.sqlite, configure: { $0.adminKey = "k" }) { server in
+            let client = server.client()
+            let events = await EventLog(client)
+            let signedIn = try await client.signInWithGoogle(idToken: try server.idToken(.google, sub: "g"))
+            let disabled = try await server.request(.PATCH, "/v1/admin/users/\(signedIn.user.id)", json: ["disabled": true],
+                                                    bearer: "k")
+            #expect(disabled.status == 200)
+            await #expect(throws: LanyardError.accountDisabled) { try await client.refreshUser() }
+            #expect(client.user == nil)
+            #expect(await events.waitFor { $0 == .signedOut(.accountDisabled) })
+            await #expect(throws: LanyardError.accountDisabled) {
+                try await client.signInWithGoogle(idToken: try server.idToken(.google, sub: "g"))
+            }
+        }
+    }
 }
