@@ -53,6 +53,9 @@ public enum LanyardError: Error, Sendable, Equatable {
     case notFound
     /// `FORBIDDEN`: not allowed.
     case forbidden
+    /// `FORBIDDEN` with reason `identity_not_on_account`: `reauthenticate(_:)` got a credential of someone else's
+    /// account; the person must use one of this account's sign-in methods.
+    case identityNotOnAccount
     /// `VERSION_CONFLICT`: the record changed since it was read; `currentVersion` is the server's.
     case versionConflict(currentVersion: Int?)
     /// `ACCOUNT_DISABLED`: an operator disabled the account. The client has signed out.
@@ -121,6 +124,7 @@ extension LanyardError: LocalizedError {
             retryAfter.map { "Too many attempts. Try again in \(Int($0.rounded(.up))) seconds." } ?? "Too many attempts. Try again later."
         case .notFound: "That couldn't be found."
         case .forbidden: "That isn't allowed."
+        case .identityNotOnAccount: "That account isn't linked to you. Sign in with one of your account's sign-in methods."
         case .versionConflict: "This changed on another device. Reload and try again."
         case .accountDisabled: "This account has been disabled."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
@@ -157,7 +161,7 @@ extension LanyardError {
         case "REAUTHENTICATION_REQUIRED": return .reauthenticationRequired
         case "RATE_LIMITED": return .rateLimited(retryAfter: retryAfter)
         case "NOT_FOUND": return .notFound
-        case "FORBIDDEN": return .forbidden
+        case "FORBIDDEN": return error.details?.reason == "identity_not_on_account" ? .identityNotOnAccount : .forbidden
         case "VERSION_CONFLICT": return .versionConflict(currentVersion: error.details?.currentVersion)
         case "ACCOUNT_DISABLED": return .accountDisabled
         case "SERVICE_UNAVAILABLE": return .serviceUnavailable(retryAfter: retryAfter)

@@ -22,15 +22,14 @@ public struct Reauthentication: Sendable {
         let opened = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             let identities = IdentityStore(connection)
-            guard let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject) else {
+            let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
+            guard let existing, existing.userID == caller.userID else {
                 // Its identities go with a deleted account: say which is the case.
-                guard try await UserStore(connection).find(id: caller.userID) != nil else {
+                guard let (_, owned) = try await UserStore(connection).findWithIdentities(id: caller.userID) else {
                     throw LanyardError.unauthorized("This account no longer exists")
                 }
-                throw LanyardError.providerNotLinked(provider.displayName)
-            }
-            guard existing.userID == caller.userID else {
-                throw LanyardError.identityInUse(provider.displayName, mergeAvailable: false)
+                throw LanyardError.identityNotOnAccount(provider.displayName,
+                                                        accountHasProvider: owned.contains { $0.provider == provider.rawValue })
             }
             try await identities.recordSignIn(of: existing, at: now, email: identity.email,
                                               emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)

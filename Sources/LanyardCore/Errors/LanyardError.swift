@@ -141,6 +141,15 @@ extension LanyardError {
 
     public static let forbidden = LanyardError(.forbidden, "Not allowed")
 
+    /// Re-authentication with an identity that is not one of this account's.
+    public static func identityNotOnAccount(_ provider: String, accountHasProvider: Bool) -> LanyardError {
+        let message = accountHasProvider
+            ? "This \(provider) account is not the one linked to your account; sign in with that one"
+            : "This \(provider) account is not one of your account's sign-in methods; use one of those"
+        return LanyardError(.forbidden, message,
+                            details: ["reason": "identity_not_on_account", "provider": .string(provider.lowercased())])
+    }
+
     public static let accountDisabled = LanyardError(.accountDisabled, "This account has been disabled")
 
     public static let internalError = LanyardError(.internalError, "Something went wrong on our side")

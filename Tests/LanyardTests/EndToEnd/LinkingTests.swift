@@ -128,15 +128,20 @@ import LanyardStore
         try await TestServer.with(database) { server in
             let ada = try await server.signIn(.apple, sub: "apple-own")
             _ = try await server.signIn(.google, sub: "google-someone-else")
-            let foreign = try await server.post("/v1/auth/reauthenticate/google",
-                                                ["id_token": try server.idToken(.google, sub: "google-someone-else")],
-                                                bearer: ada.accessToken)
-            #expect(foreign.status == 409)
-            #expect(foreign.errorReason == "identity_in_use")
-            let unknown = try await server.post("/v1/auth/reauthenticate/google",
-                                                ["id_token": try server.idToken(.google, sub: "google-nobody")],
-                                                bearer: ada.accessToken)
-            #expect(unknown.errorCode == "PROVIDER_NOT_LINKED")
+            _ = try await server.signIn(.apple, sub: "apple-someone-else")
+            // Another person's identity, of a provider the account has, of one it has not, or nobody's yet: each
+            // is refused as not this account's, never as "no such provider linked".
+            for (provider, sub, hasProvider) in [("apple", "apple-someone-else", true), ("google", "google-someone-else", false),
+                                                 ("apple", "apple-nobody", true), ("google", "google-nobody", false)] {
+                let answer = try await server.post("/v1/auth/reauthenticate/\(provider)",
+                                                   ["id_token": try server.idToken(provider == "apple" ? .apple : .google, sub: sub)],
+                                                   bearer: ada.accessToken)
+                #expect(answer.status == 403, "\(sub)")
+                #expect(answer.errorCode == "FORBIDDEN", "\(sub)")
+                #expect(answer.errorReason == "identity_not_on_account", "\(sub)")
+                let message = answer.error["message"] as? String ?? ""
+                #expect(message.contains(hasProvider ? "not the one linked" : "not one of your account's sign-in methods"))
+            }
             #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).status == 200)
         }
     }

@@ -43,6 +43,9 @@ import Testing
             await #expect(throws: LanyardError.reauthenticationRequired) { try await client.unlink(.google) }
             #expect(client.user?.isLinked(.google) == true)
 
+            await #expect(throws: LanyardError.identityNotOnAccount) {
+                try await client.reauthenticate(.apple(idToken: try server.idToken(.apple, sub: "not-ada")))
+            }
             try await client.reauthenticate(.apple(idToken: try server.idToken(.apple, sub: "ada")))
             let user = try await client.unlink(.google)
             #expect(user.identities.map(\.provider) == [.apple])
