@@ -152,18 +152,35 @@ struct EmulatorCommand: AsyncParsableCommand {
 }
 
 struct Keys: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Access-token signing keys.", subcommands: [Rotate.self])
+    static let configuration = CommandConfiguration(abstract: "Access-token signing keys.", subcommands: [Rotate.self, List.self])
 
     struct Rotate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Start signing with a new key; the old one stays in the JWKS until its tokens expire.")
+        static let configuration = CommandConfiguration(abstract: """
+            Publish a new key now and sign with it after LANYARD_KEY_PUBLISH_DELAY, on every instance; the old key \
+            stays published until its tokens expire.
+            """)
 
         func run() async throws {
-            let configuration = try Startup.configuration()
-            let runtime = try await Startup.runtime(configuration, logger: Startup.logger(configuration))
-            try await runtime.keyRing.rotate()
-            print("Now signing with key \(runtime.keyRing.signingKey().kid).")
-            await runtime.shutdown()
+            try await CommandRuntime.with { runtime in
+                let (kid, signsFrom) = try await runtime.keyRing.rotate(publishDelay: runtime.configuration.keyPublishDelay)
+                print("Published key \(kid); every instance signs with it from \(Output.time(signsFrom)) UTC.")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The signing keys, what each does now, and their dates.")
+        @Flag(help: "Print JSON") var json = false
+
+        func run() async throws {
+            try await CommandRuntime.with { runtime in
+                let keys = try await runtime.keyRing.describe()
+                if json { return try Output.json(keys) }
+                Output.table(["KID", "STATE", "CREATED", "SIGNS FROM", "RETIRED", "PUBLISHED UNTIL"], keys.map { key in
+                    [key.kid, key.state.rawValue, Output.time(key.createdAt), Output.time(key.signsFrom),
+                     key.retiredAt.map(Output.time) ?? "", key.publishedUntil.map(Output.time) ?? ""]
+                }, empty: "No keys yet (the first start makes one).")
+            }
         }
     }
 }

@@ -154,7 +154,7 @@ public struct AccessTokens: Sendable {
             jti: random.hexString(byteCount: 16), sid: sessionID,
             auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated",
             style: style)
-        let (kid, key) = keys.signingKey()
+        let (kid, key) = keys.signingKey(at: now)
         return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }
 

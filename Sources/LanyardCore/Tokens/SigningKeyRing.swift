@@ -5,15 +5,28 @@ import LanyardSupport
 import Synchronization
 
 /// Lanyard's ES256 keys for access tokens: created on first start, stored in the database (so every instance
-/// shares them) with the private key sealed by the master key. Old public keys stay published after a rotation
-/// until the tokens they signed have expired.
+/// shares them) with the private key sealed by the master key.
+///
+/// A rotation (DESIGN section 8) adds the new key at once and schedules the current one's retirement
+/// `LANYARD_KEY_PUBLISH_DELAY` later: every instance publishes the new key as soon as it reads it (the JWKS is
+/// read again when older than a second, and `SigningKeyRefresher` reads every few seconds), and every instance
+/// signs with it from the same moment, the old key's retirement, so caches downstream know it before any token
+/// uses it. Old public keys stay published until the tokens they signed have expired.
 public final class SigningKeyRing: Sendable {
+    /// A key that signs now or will, until its retirement (when the next one takes over).
+    struct Signer: Sendable {
+        var kid: String
+        var key: P256.Signing.PrivateKey
+        var retiresAt: Date?
+    }
+
     struct Keys: Sendable {
-        var signingKID: String
-        var signingKey: P256.Signing.PrivateKey
+        /// In signing order: the first one not yet retired signs.
+        var signers: [Signer]
         var publicKeys: [String: P256.Signing.PublicKey]
         var jwks: JWKS
         var loadedAt: Date
+        var loadedAtInstant: ContinuousClock.Instant
     }
 
     private let database: any Database
@@ -43,8 +56,20 @@ public final class SigningKeyRing: Sendable {
 
     public var jwks: JWKS { keys.withLock { $0.jwks } }
 
-    public func signingKey() -> (kid: String, key: P256.Signing.PrivateKey) {
-        keys.withLock { ($0.signingKID, $0.signingKey) }
+    /// The published keys as the database now has them (read again when the copy is older than a second), so a
+    /// rotation on another instance is published here at once.
+    public func currentJWKS() async -> JWKS {
+        let age = keys.withLock { ContinuousClock.now - $0.loadedAtInstant }
+        if age > .seconds(1) { try? await reload() }
+        return jwks
+    }
+
+    /// The key that signs at `now`: the oldest one not yet retired.
+    public func signingKey(at now: Date) -> (kid: String, key: P256.Signing.PrivateKey) {
+        keys.withLock { keys in
+            let signer = keys.signers.first { $0.retiresAt.map { $0 > now } ?? true } ?? keys.signers[keys.signers.count - 1]
+            return (signer.kid, signer.key)
+        }
     }
 
     /// The public key for `kid`; reloads from the database (at most every 5 s) when another instance rotated.
@@ -62,18 +87,45 @@ public final class SigningKeyRing: Sendable {
         keys.withLock { $0 = fresh }
     }
 
-    /// Makes a new signing key and retires the current one, which stays published until its tokens expire.
-    public func rotate() async throws {
+    /// Makes a new key, published at once, and retires the current one `publishDelay` from now, when the new
+    /// one starts signing; the old one stays published until its tokens expire.
+    /// - Returns: the new key's id and when it starts signing.
+    @discardableResult
+    public func rotate(publishDelay: TimeInterval) async throws -> (kid: String, signsFrom: Date) {
         let now = clock.now()
         let record = try Self.newKeyRecord(masterKey: masterKey, random: random, now: now)
+        let switchover = now.addingTimeInterval(publishDelay)
         try await database.transaction { connection in
             let store = SigningKeyStore(connection)
             for key in try await store.all() where key.retiredAt == nil {
-                try await store.retire(kid: key.kid, at: now)
+                try await store.retire(kid: key.kid, at: switchover)
             }
             try await store.insert(record)
         }
         try await reload()
+        return (record.kid, switchover)
+    }
+
+    /// Every stored key with what it does at `now`, oldest first (`lanyard keys list`).
+    public func describe() async throws -> [SigningKeyState] {
+        let now = clock.now()
+        let records = Self.inSigningOrder(try await database.read { try await SigningKeyStore($0).all() },
+                                          retiresAt: \.retiredAt)
+        let signing = records.first { $0.retiredAt.map { $0 > now } ?? true }?.kid
+        return records.enumerated().map { index, record in
+            let state: SigningKeyState.State = if record.kid == signing {
+                .signing
+            } else if let retiredAt = record.retiredAt, retiredAt <= now {
+                .retired
+            } else {
+                .next
+            }
+            // A key signs from the retirement of the one before it (or from its creation, the first one).
+            let previous = index > 0 ? records[index - 1].retiredAt : nil
+            return SigningKeyState(kid: record.kid, state: state, createdAt: record.createdAt,
+                                   signsFrom: previous ?? record.createdAt, retiredAt: record.retiredAt,
+                                   publishedUntil: record.retiredAt?.addingTimeInterval(accessTokenTTL))
+        }
     }
 
     private static func loadKeys(database: any Database, masterKey: MasterKey, clock: any LanyardClock,
@@ -90,22 +142,26 @@ public final class SigningKeyRing: Sendable {
             }
             return records
         }
-        // Instances that raced on first start each inserted a key; all of them sign with the oldest active one.
-        guard let active = records.first(where: { $0.retiredAt == nil }) else {
-            throw SigningKeyError.noActiveKey
+        // Keys that sign now or will: those not retired yet (a rotation schedules the retirement). Instances that
+        // raced on first start each inserted a key; all of them sign with the oldest one.
+        var signers: [Signer] = []
+        for record in records where record.retiredAt.map({ $0 > now }) ?? true {
+            let sealedKey: [UInt8]
+            do {
+                sealedKey = try masterKey.open(record.sealedPrivateKey)
+            } catch {
+                // The usual cause: another key than the one the database's keys were sealed with (a lost or
+                // regenerated master.key, or an instance configured differently from the others).
+                throw ConfigurationError(variable: "LANYARD_MASTER_KEY", problem: """
+                    cannot decrypt the signing keys stored in the database: it is not the master key they were stored \
+                    with (every instance, and every restart, needs that same key)
+                    """)
+            }
+            signers.append(Signer(kid: record.kid, key: try P256.Signing.PrivateKey(rawRepresentation: sealedKey),
+                                  retiresAt: record.retiredAt))
         }
-        let sealedKey: [UInt8]
-        do {
-            sealedKey = try masterKey.open(active.sealedPrivateKey)
-        } catch {
-            // The usual cause: another key than the one the database's keys were sealed with (a lost or
-            // regenerated master.key, or an instance configured differently from the others).
-            throw ConfigurationError(variable: "LANYARD_MASTER_KEY", problem: """
-                cannot decrypt the signing keys stored in the database: it is not the master key they were stored \
-                with (every instance, and every restart, needs that same key)
-                """)
-        }
-        let privateKey = try P256.Signing.PrivateKey(rawRepresentation: sealedKey)
+        guard !signers.isEmpty else { throw SigningKeyError.noActiveKey }
+        signers = Self.inSigningOrder(signers, retiresAt: \.retiresAt)
         var publicKeys: [String: P256.Signing.PublicKey] = [:]
         var published: [JWK] = []
         for record in records {
@@ -114,8 +170,20 @@ public final class SigningKeyRing: Sendable {
             publicKeys[record.kid] = key
             published.append(jwk)
         }
-        return Keys(signingKID: active.kid, signingKey: privateKey, publicKeys: publicKeys,
-                    jwks: JWKS(keys: published), loadedAt: now)
+        return Keys(signers: signers, publicKeys: publicKeys, jwks: JWKS(keys: published), loadedAt: now,
+                    loadedAtInstant: ContinuousClock.now)
+    }
+
+    /// Keys in the order they sign: those with a retirement (scheduled or past) first, earliest retirement
+    /// first, then the others (the newest rotation's key last). Creation order alone could tie within a
+    /// millisecond; a rotation always sets the retirement of the keys it replaces, so this order never does.
+    /// The stored order (oldest created first) breaks the remaining ties, as on a first start several
+    /// instances raced.
+    static func inSigningOrder<Key>(_ keys: [Key], retiresAt: (Key) -> Date?) -> [Key] {
+        keys.enumerated().sorted { lhs, rhs in
+            let left = retiresAt(lhs.element) ?? .distantFuture, right = retiresAt(rhs.element) ?? .distantFuture
+            return left != right ? left < right : lhs.offset < rhs.offset
+        }.map(\.element)
     }
 
     private static func newKeyRecord(masterKey: MasterKey, random: any RandomSource, now: Date) throws -> SigningKeyRecord {
@@ -134,4 +202,28 @@ public final class SigningKeyRing: Sendable {
 
 enum SigningKeyError: Error {
     case noActiveKey
+}
+
+/// A stored signing key and what it does now.
+public struct SigningKeyState: Sendable, Encodable {
+    public enum State: String, Sendable, Encodable {
+        /// Signs access tokens now.
+        case signing
+        /// Published, signs from `signsFrom` (after a rotation's publish delay).
+        case next
+        /// No longer signs; published until its tokens have expired.
+        case retired
+    }
+
+    public var kid: String
+    public var state: State
+    public var createdAt: Date
+    public var signsFrom: Date
+    public var retiredAt: Date?
+    public var publishedUntil: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case kid, state
+        case createdAt = "created_at", signsFrom = "signs_from", retiredAt = "retired_at", publishedUntil = "published_until"
+    }
 }

@@ -22,7 +22,8 @@ struct GoTrueRoutes {
         group.get("settings", use: settings)
         group.get("health") { _, _ in try JSONResponse.make(GoTrueHealth()) }
         group.get(".well-known/jwks.json") { _, _ in
-            try JSONResponse.make(keys.jwks, headers: [.cacheControl: "public, max-age=300"])
+            try JSONResponse.make(await keys.currentJWKS(),
+                                  headers: [.cacheControl: "public, max-age=\(WellKnownRoutes.jwksMaxAge)"])
         }
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
             group.on("**", method: method) { request, _ -> Response in

@@ -4,12 +4,14 @@ import LanyardSupport
 
 /// `/.well-known/*`: what a JWT library needs to verify Lanyard's access tokens with nothing but a URL.
 struct WellKnownRoutes {
+    /// How long caches may keep the JWKS; `LANYARD_KEY_PUBLISH_DELAY` should be longer.
+    static let jwksMaxAge = 300
     let keys: SigningKeyRing
     let issuer: String
 
     func register(on router: Router<LanyardRequestContext>) {
         router.get(".well-known/jwks.json") { _, _ in
-            try JSONResponse.make(keys.jwks, headers: [.cacheControl: "public, max-age=300"])
+            try JSONResponse.make(await keys.currentJWKS(), headers: [.cacheControl: "public, max-age=\(Self.jwksMaxAge)"])
         }
         router.get(".well-known/openid-configuration") { _, _ in
             try JSONResponse.make(OpenIDConfiguration(issuer: issuer), headers: [.cacheControl: "public, max-age=3600"])

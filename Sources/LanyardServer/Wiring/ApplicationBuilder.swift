@@ -34,6 +34,9 @@ extension LanyardRuntime {
             router: router(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "Lanyard"),
+            services: [SigningKeyRefresher(keyRing: keyRing,
+                                           interval: SigningKeyRefresher.interval(publishDelay: configuration.keyPublishDelay),
+                                           logger: logger)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -22,6 +22,9 @@ public struct LanyardConfiguration: Sendable {
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
     public var reauthWindow: TimeInterval = 600
+    /// After `lanyard keys rotate`, how long the new key is published before it signs (longer than the JWKS's
+    /// `max-age` of 300 s, so caches downstream know it first).
+    public var keyPublishDelay: TimeInterval = 360
     public var rateLimits = RateLimitSettings()
     public var adminKey: String?
     public var devMode = false
@@ -81,6 +84,7 @@ public struct LanyardConfiguration: Sendable {
         config.refreshTokenTTL = try reader.seconds("LANYARD_REFRESH_TOKEN_TTL", minimum: 1) ?? config.refreshTokenTTL
         config.refreshReuseGrace = try reader.seconds("LANYARD_REFRESH_REUSE_GRACE", minimum: 0) ?? config.refreshReuseGrace
         config.reauthWindow = try reader.seconds("LANYARD_REAUTH_WINDOW", minimum: 1) ?? config.reauthWindow
+        config.keyPublishDelay = try reader.seconds("LANYARD_KEY_PUBLISH_DELAY", minimum: 0) ?? config.keyPublishDelay
         if let value = reader.string("LANYARD_RATE_LIMITS") {
             switch value.lowercased() {
             case "on": config.rateLimits.enabled = true

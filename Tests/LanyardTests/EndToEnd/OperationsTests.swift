@@ -50,7 +50,7 @@ import LanyardSupport
     func keyRotationKeepsOldTokensValid(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
             let before = try await server.signIn(.apple, sub: "rotation")
-            try await server.runtime.keyRing.rotate()
+            try await server.runtime.keyRing.rotate(publishDelay: 0)
             let after = try await server.signIn(.apple, sub: "rotation")
             let jwks = try await server.get("/.well-known/jwks.json")
             #expect((jwks.json["keys"] as? [[String: Any]])?.count == 2)
