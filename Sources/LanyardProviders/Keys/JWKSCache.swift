@@ -20,7 +20,8 @@ public struct ProviderKey: Sendable {
 }
 
 /// Provider signing keys per JWKS URL: cached for the provider's `max-age`, refetched at most once a minute
-/// when a token names an unknown `kid`, and served stale while the provider cannot be reached.
+/// when a token names an unknown `kid`, and served stale, without waiting, while a refetch is under way or the
+/// provider cannot be reached (DESIGN section 8).
 ///
 /// A lock, not an actor: a sign-in finds its key without leaving its executor; only a fetch is awaited.
 public final class JWKSCache: Sendable {
@@ -39,6 +40,11 @@ public final class JWKSCache: Sendable {
     public static let defaultMaxAge: TimeInterval = 3600
     public static let maximumMaxAge: TimeInterval = 86_400
     public static let minimumRefetchInterval: TimeInterval = 60
+    /// How often a key set past its max-age is fetched again while the provider fails.
+    public static let staleRefetchInterval: TimeInterval = 30
+    /// How often a provider with no cached keys is tried again: a sign-in in between answers
+    /// `PROVIDER_UNAVAILABLE` at once instead of waiting for another timeout.
+    public static let retryWithoutKeysInterval: TimeInterval = 5
 
     private let fetcher: any JWKSFetching
     private let clock: any LanyardClock
@@ -63,12 +69,21 @@ public final class JWKSCache: Sendable {
     public func key(id kid: String, url: String, provider: Provider?) async throws -> ProviderKey {
         let now = clock.now()
         let lookup = state.withLock { state -> Lookup in
-            if let entry = state.entries[url], entry.freshUntil > now {
-                if let key = entry.keys[kid] { return .found(key) }
+            if let entry = state.entries[url] {
+                if let key = entry.keys[kid] {
+                    // Past its max-age, the key set is fetched again in the background while the cached key keeps
+                    // sign-in working, however slow or broken the provider's key endpoint is.
+                    if entry.freshUntil <= now, Self.canAttempt(url, now: now, in: state, every: Self.staleRefetchInterval) {
+                        _ = self.startFetch(url, in: &state, now: now)
+                    }
+                    return .found(key)
+                }
                 // An unknown kid may mean the provider rotated keys: look again, but not more than once a minute.
-                guard Self.canAttempt(url, now: now, in: state) else { return .failed(ProviderTokenError(.unknownKey)) }
-            } else if state.entries[url] == nil, !Self.canAttempt(url, now: now, in: state), state.inFlight[url] == nil {
-                return .failed(ProviderUnavailableError(provider: provider, underlying: "last fetch failed less than a minute ago"))
+                guard Self.canAttempt(url, now: now, in: state, every: Self.minimumRefetchInterval) else {
+                    return .failed(ProviderTokenError(.unknownKey))
+                }
+            } else if !Self.canAttempt(url, now: now, in: state, every: Self.retryWithoutKeysInterval), state.inFlight[url] == nil {
+                return .failed(ProviderUnavailableError(provider: provider, underlying: "the last fetch failed moments ago"))
             }
             return .fetching(self.startFetch(url, in: &state, now: now))
         }
@@ -93,9 +108,9 @@ public final class JWKSCache: Sendable {
         return key
     }
 
-    private static func canAttempt(_ url: String, now: Date, in state: State) -> Bool {
+    private static func canAttempt(_ url: String, now: Date, in state: State, every interval: TimeInterval) -> Bool {
         guard let last = state.lastAttempt[url] else { return true }
-        return now.timeIntervalSince(last) >= minimumRefetchInterval
+        return now.timeIntervalSince(last) >= interval
     }
 
     /// The fetch of this URL's key set under way, or a new one: one fetch, however many callers wait for it.

@@ -24,7 +24,9 @@ public struct HTTPJWKSFetcher: JWKSFetching {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(client: HTTPClient, timeout: TimeAmount = .seconds(5)) {
+    /// - Parameter timeout: for the whole fetch; under the 5 s within which a sign-in without usable keys must
+    ///   answer `PROVIDER_UNAVAILABLE`.
+    public init(client: HTTPClient, timeout: TimeAmount = .seconds(4)) {
         self.client = client
         self.timeout = timeout
     }
@@ -32,11 +34,21 @@ public struct HTTPJWKSFetcher: JWKSFetching {
     public func fetch(url: String) async throws -> FetchedJWKS {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await client.execute(request, timeout: timeout)
+        // One deadline for the answer and its body: a server that sends its head and then trickles is cut too.
+        let deadline = NIODeadline.now() + timeout
+        let response = try await client.execute(request, deadline: deadline)
         guard response.status == .ok else {
             throw JWKSFetchError("HTTP \(response.status.code)")
         }
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let body = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
+            group.addTask { try await response.body.collect(upTo: 1 << 20) }
+            group.addTask {
+                try await Task.sleep(for: .nanoseconds(max(0, (deadline - .now()).nanoseconds)))
+                throw JWKSFetchError("no complete answer within the timeout")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
         guard let keys = JWKS.decodeLeniently(Array(body.readableBytesView)) else {
             throw JWKSFetchError("not a JSON Web Key Set")
         }

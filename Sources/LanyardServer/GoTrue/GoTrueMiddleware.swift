@@ -10,6 +10,7 @@ struct GoTrueMiddleware: RouterMiddleware {
     typealias Context = LanyardRequestContext
     static let currentAPIVersion = "2024-01-01"
     let anonKey: String?
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let apiVersion = Self.apiVersion(request)
@@ -21,7 +22,7 @@ struct GoTrueMiddleware: RouterMiddleware {
             response.headers[.supabaseAPIVersion] = apiVersion
             return response
         } catch {
-            let goTrue = Self.goTrueError(error, request: request)
+            let goTrue = goTrueError(error, request: request)
             if goTrue.status == 500 {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             }
@@ -29,10 +30,11 @@ struct GoTrueMiddleware: RouterMiddleware {
         }
     }
 
-    static func goTrueError(_ error: any Error, request: Request) -> GoTrueError {
+    func goTrueError(_ error: any Error, request: Request) -> GoTrueError {
         if let error = error as? GoTrueError { return error }
-        return GoTrueError.from(ErrorMiddleware.catalogue(error, request: request),
-                                hadAuthorization: request.headers[.authorization] != nil)
+        let catalogued = ErrorMiddleware.catalogue(error, request: request)
+        metrics.record(catalogued)
+        return GoTrueError.from(catalogued, hadAuthorization: request.headers[.authorization] != nil)
     }
 
     /// What a backend or load balancer reads without the project's key: the JWKS and the health check.

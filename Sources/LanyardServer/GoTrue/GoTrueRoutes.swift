@@ -11,7 +11,7 @@ struct GoTrueRoutes {
     let anonKey: String?
 
     func register(on router: Router<LanyardRequestContext>) {
-        let group = router.group("auth/v1").add(middleware: GoTrueMiddleware(anonKey: anonKey))
+        let group = router.group("auth/v1").add(middleware: GoTrueMiddleware(anonKey: anonKey, metrics: api.metrics))
         group.post("token", use: token)
         group.post("signup", use: signUp)
         group.get("user", use: user)

@@ -8,12 +8,14 @@ import Logging
 /// `INTERNAL_ERROR` with no internals in the message (they go to the log, never a token or key).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = LanyardRequestContext
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
             let catalogued = Self.catalogue(error, request: request)
+            metrics.record(catalogued)
             if catalogued.code == .internalError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             }

@@ -1,4 +1,5 @@
 import Hummingbird
+import LanyardCore
 import Prometheus
 import Synchronization
 
@@ -8,6 +9,7 @@ public final class ServerMetrics: Sendable {
     /// Collectors by label set: the registry builds and sorts label strings on every lookup.
     private let requests = Mutex<[String: (Counter, DurationHistogram)]>([:])
     private let signIns = Mutex<[String: Counter]>([:])
+    private let unavailable = Mutex<[String: Counter]>([:])
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
@@ -35,6 +37,21 @@ public final class ServerMetrics: Sendable {
                                                    helpText: "Sign-in attempts by provider and outcome"),
                                  labels: [("provider", provider), ("outcome", outcome)])
         }.increment()
+    }
+
+    /// A `503` answered because something outside Lanyard failed; `cause` is `provider` (keys unreachable)
+    /// or `database`.
+    func recordUnavailable(cause: String) {
+        Self.collector(cause, in: unavailable) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "unavailable_responses", unitName: "total",
+                                                   helpText: "503 answers by the outside fault that caused them"),
+                                 labels: [("cause", cause)])
+        }.increment()
+    }
+
+    /// Records a catalogued error's effect on the metrics.
+    func record(_ error: LanyardError) {
+        if error.code == .providerUnavailable { recordUnavailable(cause: "provider") }
     }
 
     /// The collectors cached under `key`, made on first use.

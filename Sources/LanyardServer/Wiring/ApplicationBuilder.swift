@@ -8,7 +8,7 @@ extension LanyardRuntime {
         let router = Router(context: LanyardRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(metrics: metrics))
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics)
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
