@@ -29,7 +29,8 @@ import Testing
                 server.clock.advance(by: 31)  // past the keys' max-age and the stale-refetch interval
                 let (answer, took) = try await Self.timedSignIn(server, sub: "a")
                 #expect(answer.status == 200, "\(mode)")
-                #expect(took < .seconds(1), "\(mode): \(took)")
+                // Not waiting for the refetch, which a hanging endpoint holds until its 4 s deadline.
+                #expect(took < .seconds(3), "\(mode): \(took)")
             }
             // The endpoint was asked again in the background (a hanging fetch is still one until its timeout).
             #expect(fake.fetchCount >= 2)
@@ -48,7 +49,7 @@ import Testing
             // Until the next attempt, refused at once rather than after another timeout.
             let (again, quickly) = try await Self.timedSignIn(server, sub: "a")
             #expect(again.errorCode == "PROVIDER_UNAVAILABLE")
-            #expect(quickly < .milliseconds(500))
+            #expect(quickly < .seconds(2), "\(quickly)")
 
             fake.set(.garbage)
             server.clock.advance(by: 6)
