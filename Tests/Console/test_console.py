@@ -1,16 +1,12 @@
 """The operators' console (/admin) in a real browser: Debian's Chromium driven over WebDriver (Selenium).
 
-Starts `lanyard dev` with an admin key on a temporary SQLite database (the binary at $LANYARD_BINARY, or
-.build/debug/lanyard), makes accounts through the API, then does what an operator does. Screenshots go to
+Starts `lanyard dev` with an admin key (Tests/python/lanyard_dev.py), makes accounts through the API, then does
+what an operator does. Screenshots go to
 $LANYARD_TEST_ARTIFACTS (default Tests/Console/artifacts). Run: python3 Tests/Console/test_console.py
 """
 import os
 import secrets
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 import unittest
 
 import httpx
@@ -20,54 +16,33 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from lanyard_dev import ROOT, LanyardDev  # noqa: E402
+
 ARTIFACTS = os.environ.get("LANYARD_TEST_ARTIFACTS", os.path.join(ROOT, "Tests", "Console", "artifacts"))
 ADMIN_KEY = "console-key-" + secrets.token_hex(8)
 SERVER = {}
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def setUpModule():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    folder = tempfile.mkdtemp(prefix="lanyard-console-")
-    port = free_port()
-    binary = os.environ.get("LANYARD_BINARY", os.path.join(ROOT, ".build", "debug", "lanyard"))
-    environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATABASE_URL=f"sqlite:{folder}/lanyard.sqlite",
-                       LANYARD_DATA_DIR=folder, LANYARD_LOG_LEVEL="warning", LANYARD_ADMIN_KEY=ADMIN_KEY)
-    with open(os.path.join(folder, "server.log"), "w") as log:
-        process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/healthz").status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError("lanyard dev did not start")
+    lanyard = LanyardDev(LANYARD_ADMIN_KEY=ADMIN_KEY)
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,900"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     browser = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
-    SERVER.update(process=process, base=base, browser=browser)
+    SERVER.update(lanyard=lanyard, base=lanyard.base, browser=browser)
 
 
 def tearDownModule():
     SERVER["browser"].quit()
-    SERVER["process"].terminate()
-    SERVER["process"].wait(10)
+    SERVER["lanyard"].stop()
 
 
 def sign_in(provider, sub, body=None, **claims):
-    token = httpx.post(f"{SERVER['base']}/_emulator/{provider}/id-token", json={"sub": sub, **claims}).json()["id_token"]
+    token = SERVER["lanyard"].id_token(provider, sub, **claims)
     return httpx.post(f"{SERVER['base']}/v1/auth/signin/{provider}", json={"id_token": token, **(body or {})},
                       headers={"User-Agent": f"ConsoleTest/{sub}"})
 

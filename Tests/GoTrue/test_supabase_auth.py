@@ -1,15 +1,11 @@
 """Supabase's own Python client (supabase-auth, from PyPI) against Lanyard's GoTrue-compatible surface.
 
-Starts `lanyard dev` on a temporary SQLite database (the binary at $LANYARD_BINARY, or .build/debug/lanyard),
-then drives the client as an app would. Run: python3 Tests/GoTrue/test_supabase_auth.py
+Starts `lanyard dev` (Tests/python/lanyard_dev.py), then drives the client as an app would. Run: python3 Tests/GoTrue/test_supabase_auth.py
 """
 import hashlib
 import os
 import secrets
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
@@ -18,49 +14,24 @@ import jwt
 from supabase_auth import SyncGoTrueClient
 from supabase_auth.errors import AuthApiError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from lanyard_dev import LanyardDev  # noqa: E402
 ANON_KEY = "test-anon-key-" + secrets.token_hex(8)
 SERVER = {}
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def setUpModule():
-    folder = tempfile.mkdtemp(prefix="lanyard-gotrue-")
-    port = free_port()
-    binary = os.environ.get("LANYARD_BINARY", os.path.join(ROOT, ".build", "debug", "lanyard"))
-    environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATABASE_URL=f"sqlite:{folder}/lanyard.sqlite",
-                       LANYARD_DATA_DIR=folder, LANYARD_LOG_LEVEL="warning", LANYARD_GOTRUE_ANON_KEY=ANON_KEY,
-                       LANYARD_REFRESH_REUSE_GRACE="0", LANYARD_RATE_LIMIT_LINK="4/3600")
-    with open(os.path.join(folder, "server.log"), "w") as log:
-        process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/healthz").status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError("lanyard dev did not start")
-    SERVER.update(process=process, base=base, auth=f"{base}/auth/v1")
+    SERVER["lanyard"] = LanyardDev(LANYARD_GOTRUE_ANON_KEY=ANON_KEY, LANYARD_REFRESH_REUSE_GRACE="0",
+                                   LANYARD_RATE_LIMIT_LINK="4/3600")
+    SERVER.update(base=SERVER["lanyard"].base, auth=f"{SERVER['lanyard'].base}/auth/v1")
 
 
 def tearDownModule():
-    SERVER["process"].terminate()
-    SERVER["process"].wait(10)
+    SERVER["lanyard"].stop()
 
 
 def id_token(provider, sub, **claims):
-    """What Apple's or Google's SDK hands the app; the emulator signs it like the real provider."""
-    answer = httpx.post(f"{SERVER['base']}/_emulator/{provider}/id-token", json={"sub": sub, **claims})
-    answer.raise_for_status()
-    return answer.json()["id_token"]
+    return SERVER["lanyard"].id_token(provider, sub, **claims)
 
 
 def client(**headers):

@@ -212,12 +212,7 @@ public actor LanyardClient {
     /// Sends `request` with a fresh access token; on `401 UNAUTHORIZED`, refreshes once and retries once.
     func sendAuthorized<Response: Decodable>(_ request: APIRequest, firstBearer: String? = nil,
                                              as type: Response.Type) async throws -> Response {
-        let data = try await sendAuthorized(request, firstBearer: firstBearer)
-        do {
-            return try WireCoding.decoder().decode(Response.self, from: data)
-        } catch {
-            throw LanyardError.invalidResponse(status: 200)
-        }
+        try Transport.decode(try await sendAuthorized(request, firstBearer: firstBearer))
     }
 
     @discardableResult

@@ -32,7 +32,11 @@ struct Transport: Sendable {
 
     /// Sends `request` and decodes a 2xx answer as `Response`.
     func send<Response: Decodable>(_ request: APIRequest, bearer: String?, as: Response.Type) async throws -> Response {
-        let data = try await send(request, bearer: bearer)
+        try Self.decode(try await send(request, bearer: bearer))
+    }
+
+    /// A 2xx answer's body as `Response`; `.invalidResponse` when it is not what the API sends.
+    static func decode<Response: Decodable>(_ data: Data) throws -> Response {
         do {
             return try WireCoding.decoder().decode(Response.self, from: data)
         } catch {

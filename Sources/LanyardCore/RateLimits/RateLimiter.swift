@@ -24,30 +24,30 @@ public struct RateLimiter: Sendable {
 
     /// Counts one attempt for `key` (an account id or client IP) and refuses it past the limit.
     public func check(_ action: Action, key: String?) async throws {
-        guard settings.enabled, let key else { return }
-        let rate = rate(for: action)
-        let now = clock.now()
-        let decision = Self.window(for: now, rate: rate)
-        let hits = try await database.transaction { connection in
-            try await RateLimitStore(connection).hit(bucket: "\(action.rawValue):\(key)", windowStart: decision.start)
-        }
-        if hits > rate.limit {
-            throw LanyardError.rateLimited(retryAfter: max(1, Int(decision.end.timeIntervalSince(now).rounded(.up))))
-        }
+        try await enforce(action, key: key, counting: true)
     }
 
-    /// The fixed window that contains `now`.
     /// Refuses `key` while it is past the limit, without counting an attempt (for checks that must not even
     /// be tried once the limit is reached, such as comparing an admin key).
     public func refuseIfLimited(_ action: Action, key: String?) async throws {
+        try await enforce(action, key: key, counting: false)
+    }
+
+    /// Counts an attempt (or only reads the count) in the window that contains now, and refuses past the limit.
+    private func enforce(_ action: Action, key: String?, counting: Bool) async throws {
         guard settings.enabled, let key else { return }
         let rate = rate(for: action)
         let now = clock.now()
         let decision = Self.window(for: now, rate: rate)
-        let hits = try await database.read { connection in
-            try await RateLimitStore(connection).hits(bucket: "\(action.rawValue):\(key)", windowStart: decision.start)
+        let bucket = "\(action.rawValue):\(key)"
+        let refused = if counting {
+            try await database.transaction { try await RateLimitStore($0).hit(bucket: bucket, windowStart: decision.start) }
+                > rate.limit
+        } else {
+            try await database.read { try await RateLimitStore($0).hits(bucket: bucket, windowStart: decision.start) }
+                >= rate.limit
         }
-        if hits >= rate.limit {
+        if refused {
             throw LanyardError.rateLimited(retryAfter: max(1, Int(decision.end.timeIntervalSince(now).rounded(.up))))
         }
     }
@@ -61,6 +61,7 @@ public struct RateLimiter: Sendable {
         }
     }
 
+    /// The fixed window that contains `now`.
     public static func window(for now: Date, rate: RateLimitSettings.Rate) -> (start: Date, end: Date) {
         let seconds = now.timeIntervalSince1970
         let start = (seconds / rate.window).rounded(.down) * rate.window

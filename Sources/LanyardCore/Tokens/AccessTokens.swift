@@ -55,14 +55,9 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
         let method: String
     }
 
+    /// Lanyard's claims; in Supabase's style also `session_id` and `aal`, and `amr` as `{method, timestamp}`
+    /// objects, so row rules and clients written for Supabase read them unchanged.
     public func write(to writer: inout JSONWriter) {
-        switch style {
-        case .lanyard: writeLanyard(to: &writer)
-        case .supabase: writeSupabase(to: &writer)
-        }
-    }
-
-    private func writeLanyard(to writer: inout JSONWriter) {
         writer.object { json in
             json.key("iss"); json.string(iss)
             json.key("sub"); json.string(sub)
@@ -72,30 +67,17 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
             json.key("jti"); json.string(jti)
             json.key("sid"); json.string(sid)
             json.key("auth_time"); json.integer(auth_time)
-            json.key("amr"); json.strings(amr)
-            json.key("is_anonymous"); json.bool(is_anonymous)
-            json.key("role"); json.string(role)
-        }
-    }
-
-    /// What Supabase's tokens carry (`session_id`, `aal`, `amr` as `{method, timestamp}`), beside Lanyard's own
-    /// claims, so row rules and clients written for Supabase read them unchanged.
-    private func writeSupabase(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("iss"); json.string(iss)
-            json.key("sub"); json.string(sub)
-            json.key("aud"); json.string(aud)
-            json.key("exp"); json.integer(exp)
-            json.key("iat"); json.integer(iat)
-            json.key("jti"); json.string(jti)
-            json.key("sid"); json.string(sid)
-            json.key("session_id"); json.string(sid)
-            json.key("auth_time"); json.integer(auth_time)
-            json.key("aal"); json.string("aal1")
-            json.key("amr"); json.array(amr) { json, method in
-                json.object { entry in
-                    entry.key("method"); entry.string(method)
-                    entry.key("timestamp"); entry.integer(auth_time)
+            switch style {
+            case .lanyard:
+                json.key("amr"); json.strings(amr)
+            case .supabase:
+                json.key("session_id"); json.string(sid)
+                json.key("aal"); json.string("aal1")
+                json.key("amr"); json.array(amr) { json, method in
+                    json.object { entry in
+                        entry.key("method"); entry.string(method)
+                        entry.key("timestamp"); entry.integer(auth_time)
+                    }
                 }
             }
             json.key("is_anonymous"); json.bool(is_anonymous)

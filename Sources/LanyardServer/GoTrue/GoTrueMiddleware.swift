@@ -15,7 +15,7 @@ struct GoTrueMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let apiVersion = Self.apiVersion(request)
         do {
-            if let anonKey, !Self.isPublic(request.uri.path), !Self.matches(request.headers[.apiKey], anonKey) {
+            if let anonKey, !Self.isPublic(request.uri.path), !Hashing.isSameSecret(request.headers[.apiKey] ?? "", anonKey) {
                 throw GoTrueError.invalidAPIKey
             }
             var response = try await next(request, context)
@@ -47,12 +47,5 @@ struct GoTrueMiddleware: RouterMiddleware {
         guard let sent = request.headers[.supabaseAPIVersion], sent.utf8.count == 10,
               sent.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return currentAPIVersion }
         return sent
-    }
-
-    /// Constant-time comparison of the two keys' hashes.
-    static func matches(_ presented: String?, _ expected: String) -> Bool {
-        guard let presented else { return false }
-        let lhs = Hashing.sha256(Array(presented.utf8)), rhs = Hashing.sha256(Array(expected.utf8))
-        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

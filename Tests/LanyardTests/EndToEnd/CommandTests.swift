@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import Testing
 
 /// The `lanyard` command as an operator runs it: a separate process, real signals.
@@ -17,9 +18,13 @@ import Testing
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        // Foundation's Process.run on Linux is not safe to call from two threads at once (it crashed copying
+        // its arguments while another test launched): one launch at a time.
+        try launches.withLock { _ in try process.run() }
         return (process, output, errors)
     }
+
+    private static let launches = Mutex(())
 
     /// Polls `/healthz` for up to ten seconds.
     static func waitUntilHealthy(port: Int) async throws -> Bool {

@@ -29,7 +29,7 @@ import Testing
                 server.clock.advance(by: 31)  // past the keys' max-age and the stale-refetch interval
                 let (answer, took) = try await Self.timedSignIn(server, sub: "a")
                 #expect(answer.status == 200, "\(mode)")
-                // Not waiting for the refetch, which a hanging endpoint holds until its 4 s deadline.
+                // Not waiting for the refetch, which a hanging endpoint holds until its 3 s deadline.
                 #expect(took < .seconds(3), "\(mode): \(took)")
             }
             // The endpoint was asked again in the background (a hanging fetch is still one until its timeout).
