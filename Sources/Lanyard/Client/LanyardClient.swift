@@ -117,6 +117,8 @@ public actor LanyardClient {
     /// ```
     ///
     /// - Parameters:
+    ///   - idToken: the credential's `identityToken`, as text.
+    ///   - rawNonce: the `AppleNonce.raw` whose hash the request carried, if any.
     ///   - fullName: Apple gives the name only on the first authorization; pass it so the account keeps it.
     ///   - authorizationCode: lets the server revoke the Apple tokens when the account is deleted.
     @discardableResult
