@@ -34,4 +34,23 @@ import Testing
             }
         }
     }
+
+    /// The admin key, right or wrong, and the GoTrue `apikey` never reach the log, whatever the answer.
+    @Test func adminAndAPIKeysNeverReachTheLog() async throws {
+        let log = CapturedLog()
+        let adminKey = "admin-key-\(UUID().uuidString)", anonKey = "anon-key-\(UUID().uuidString)"
+        try await TestServer.with(.sqlite, configure: {
+            $0.adminKey = adminKey
+            $0.gotrueAnonKey = anonKey
+        }, logger: log.logger()) { server async throws in
+            #expect(try await server.get("/v1/admin/users", bearer: adminKey).status == 200)
+            #expect(try await server.get("/v1/admin/stats", bearer: adminKey + "-wrong").status == 403)
+            #expect(try await server.post("/auth/v1/signup", headers: ["apikey": anonKey]).status == 200)
+            #expect(try await server.post("/auth/v1/signup", headers: ["apikey": anonKey + "-wrong"]).status == 401)
+            #expect(log.lines.contains { $0.contains("/v1/admin/") })
+            for line in log.lines {
+                #expect(!line.contains(adminKey) && !line.contains(anonKey), "a key in the log: \(line)")
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Lanyard
+import LanyardEmulator
 import LanyardSupport
 import Testing
 
@@ -129,5 +130,26 @@ import Testing
                 try await client.signInWithGoogle(idToken: try server.idToken(.google, sub: "g"))
             }
         }
+    }
+
+    /// A provider the server does not offer, and one whose keys cannot be fetched, through the SDK.
+    @Test func providersTheServerCannotUseArriveAsTypedErrors() async throws {
+        let fake = try await FakeKeyServer(keys: TestServer.sharedKeys)
+        fake.set(.failing)
+        try await TestServer.with(.sqlite, configure: {
+            $0.devMode = false
+            $0.appleClientIDs = [EmulatedProvider.apple.defaultClientID]
+            $0.appleJWKSURL = fake.url
+        }) { server in
+            let client = server.client()
+            await #expect(throws: LanyardError.providerUnavailable) {
+                try await client.signInWithApple(idToken: try server.idToken(.apple, sub: "ada"))
+            }
+            await #expect(throws: LanyardError.unsupportedProvider(.google)) {
+                try await client.signInWithGoogle(idToken: try server.idToken(.google, sub: "g"))
+            }
+            #expect(client.user == nil)
+        }
+        await fake.stop()
     }
 }
