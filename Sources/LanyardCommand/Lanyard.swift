@@ -12,7 +12,8 @@ struct Lanyard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanyard",
         abstract: "A self-hostable identity server for native apps (Sign in with Apple and Google).",
-        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Audit.self, Keys.self],
+        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Audit.self, Keys.self,
+                      Webhooks.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -24,6 +24,8 @@ public struct CoreDependencies: Sendable {
     public let refreshReuseGrace: TimeInterval
     public let reauthWindow: TimeInterval
     public let userIDStrategy: LanyardConfiguration.UserIDStrategy
+    /// Whether account events go to the webhook outbox (`LANYARD_WEBHOOK_URL` is set).
+    public let webhooksEnabled: Bool
     /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
     let refreshSuccessorKey: [UInt8]
 
@@ -46,6 +48,7 @@ public struct CoreDependencies: Sendable {
         self.refreshReuseGrace = configuration.refreshReuseGrace
         self.reauthWindow = configuration.reauthWindow
         self.userIDStrategy = configuration.userIDStrategy
+        self.webhooksEnabled = configuration.webhookURL != nil
         self.refreshSuccessorKey = masterKey.derivedKey(purpose: "lanyard refresh token successor v1")
     }
 }
@@ -58,5 +61,13 @@ public struct ClientInfo: Sendable {
     public init(ip: String?, userAgent: String?) {
         self.ip = ip
         self.userAgent = userAgent
+    }
+}
+
+extension CoreDependencies {
+    /// The audit log of one transaction; with webhooks configured it also writes their events to the outbox in
+    /// that transaction.
+    func audit(_ connection: any DatabaseConnection, at date: Date, clientIP: String?) -> AuditLog {
+        AuditLog(connection, at: date, clientIP: clientIP, outbox: webhooksEnabled ? WebhookOutbox(connection, random: random) : nil)
     }
 }

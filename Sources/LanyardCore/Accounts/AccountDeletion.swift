@@ -35,7 +35,7 @@ public struct AccountDeletion: Sendable {
             try await users.delete(id: userID)
             var details = ["providers": providers.joined(separator: ",")]
             details["actor"] = actor
-            try await AuditLog(connection, at: dependencies.clock.now(), clientIP: client.ip)
+            try await dependencies.audit(connection, at: dependencies.clock.now(), clientIP: client.ip)
                 .write(.userDeleted, userID: userID, sessionID: sessionID, details: details)
         }
     }

@@ -20,7 +20,7 @@ public struct AnonymousAccounts: Sendable {
             try await UserStore(connection).insert(UserRecord(id: userID, createdAt: now, isAnonymous: true))
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: userID, method: "anonymous", client: client, connection: connection, now: now)
-            let audit = AuditLog(connection, at: now, clientIP: client.ip)
+            let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
             try await audit.write(.userCreated, userID: userID, sessionID: opened.sessionID, details: ["provider": "anonymous"])
             return opened
         }
@@ -35,7 +35,7 @@ public struct AnonymousAccounts: Sendable {
         while true {
             let deleted = try await dependencies.database.transaction { connection in
                 let ids = try await UserStore(connection).deleteIdleAnonymous(before: cutoff, limit: 500)
-                let audit = AuditLog(connection, at: dependencies.clock.now(), clientIP: nil)
+                let audit = dependencies.audit(connection, at: dependencies.clock.now(), clientIP: nil)
                 for id in ids {
                     try await audit.write(.anonymousPurged, userID: id)
                 }

@@ -65,7 +65,7 @@ public struct Linking: Sendable {
                 try await users.setDisplayNameIfEmpty(id: user.id, to: name, at: now)
                 linkedAccount.displayName = name
             }
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
             let view = UserView(user: linkedAccount, identities: owned + [linked])
             return LinkResponse(linkedProviders: view.linkedProviders,
@@ -100,7 +100,7 @@ public struct Linking: Sendable {
             }
             guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
             try await identities.delete(userID: caller.userID, provider: provider.rawValue)
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,
                        details: ["provider": provider.rawValue])
             let remaining = owned.filter { $0.provider != provider.rawValue }.map(\.provider)

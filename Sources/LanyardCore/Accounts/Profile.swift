@@ -21,8 +21,11 @@ public struct Profile: Sendable {
         }
         let dependencies = self.dependencies
         return try await dependencies.database.transaction { connection in
+            let now = dependencies.clock.now()
             try await UserStore(connection).setDisplayName(id: caller.userID, to: trimmed?.isEmpty == true ? nil : trimmed,
-                                                           at: dependencies.clock.now())
+                                                           at: now)
+            try await dependencies.audit(connection, at: now, clientIP: nil)
+                .write(.userUpdated, userID: caller.userID, sessionID: caller.sessionID, details: ["field": "display_name"])
             return MeResponse(user: try await UserView.load(userID: caller.userID, connection: connection))
         }
     }

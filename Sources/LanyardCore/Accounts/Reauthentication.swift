@@ -36,7 +36,7 @@ public struct Reauthentication: Sendable {
             try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now)
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: caller.userID, method: provider.rawValue, client: client, connection: connection, now: now)
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.reauthenticated, userID: caller.userID, sessionID: opened.sessionID,
                        details: ["provider": provider.rawValue, "previous_session": caller.sessionID])
             return opened

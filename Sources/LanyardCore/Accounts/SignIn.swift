@@ -50,7 +50,7 @@ public struct SignIn: Sendable {
         }
         let (opened, isNewUser, mergedFrom, account) = try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
             let now = dependencies.clock.now()
-            let audit = AuditLog(connection, at: now, clientIP: client.ip)
+            let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
             let users = UserStore(connection)
             let identities = IdentityStore(connection)
             let found = if let prefetched = firstRead?.take() {

@@ -48,7 +48,10 @@ public struct UserMetadata: Sendable {
                 throw LanyardError.unauthorized("This account no longer exists")
             }
             let result = Self.merged(Self.decoded(try await store.find(userID: userID)), with: patch)
-            try await store.save(userID: userID, data: try Self.encoded(result), at: dependencies.clock.now())
+            let now = dependencies.clock.now()
+            try await store.save(userID: userID, data: try Self.encoded(result), at: now)
+            try await dependencies.audit(connection, at: now, clientIP: nil)
+                .write(.userUpdated, userID: userID, details: ["field": "user_metadata"])
             return result
         }
     }

@@ -78,7 +78,7 @@ public struct AccountAdministration: Sendable {
         try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             let users = UserStore(connection)
-            let audit = AuditLog(connection, at: now, clientIP: client.ip)
+            let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
             guard let user = try await users.findForUpdate(id: id), user.mergedInto == nil else {
                 throw LanyardError.notFound("No such account")
             }
@@ -105,7 +105,7 @@ public struct AccountAdministration: Sendable {
             let now = dependencies.clock.now()
             guard try await UserStore(connection).find(id: id) != nil else { throw LanyardError.notFound("No such account") }
             let ended = try await SessionStore(connection).revokeAll(userID: id, reason: SessionEndReason.admin, at: now)
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.signOut, userID: id, details: ["actor": "admin", "scope": "global", "sessions": String(ended.count)])
             return ended.count
         }
@@ -121,7 +121,7 @@ public struct AccountAdministration: Sendable {
                   try await sessions.revoke(id: sessionID, reason: SessionEndReason.admin, at: now) else {
                 throw LanyardError.notFound("No such active session")
             }
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.sessionRevoked, userID: userID, sessionID: sessionID, details: ["actor": "admin"])
         }
     }

@@ -25,11 +25,14 @@ public struct AuditLog: Sendable {
     let connection: any DatabaseConnection
     let at: Date
     let clientIP: String?
+    /// Where the events that are also webhooks go, in the same transaction; nil without webhooks configured.
+    let outbox: WebhookOutbox?
 
-    public init(_ connection: any DatabaseConnection, at: Date, clientIP: String?) {
+    init(_ connection: any DatabaseConnection, at: Date, clientIP: String?, outbox: WebhookOutbox?) {
         self.connection = connection
         self.at = at
         self.clientIP = clientIP
+        self.outbox = outbox
     }
 
     public func write(_ event: AuditEvent, userID: String?, sessionID: String? = nil, details: [String: String] = [:]) async throws {
@@ -46,5 +49,6 @@ public struct AuditLog: Sendable {
         }
         try await AuditStore(connection).append(AuditEntry(
             at: at, event: event.rawValue, userID: userID, sessionID: sessionID, clientIP: clientIP, details: json))
+        try await outbox?.write(event, userID: userID, sessionID: sessionID, details: details, at: at)
     }
 }

@@ -43,7 +43,7 @@ public struct Refresh: Sendable {
         case .reuse:
             try await dependencies.database.transactionRetryingConflicts { connection in
                 try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
-                try await AuditLog(connection, at: now, clientIP: client.ip)
+                try await dependencies.audit(connection, at: now, clientIP: client.ip)
                     .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
                 return .reused
             }

@@ -68,7 +68,7 @@ public struct SessionManagement: Sendable {
             case .others: try await sessions.revokeAll(userID: caller.userID, keeping: caller.sessionID,
                                                        reason: "signed_out", at: now)
             }
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.signOut, userID: caller.userID, sessionID: caller.sessionID, details: ["scope": scope.rawValue])
         }
     }
@@ -84,7 +84,7 @@ public struct SessionManagement: Sendable {
                 throw LanyardError.notFound("No such session")
             }
             try await sessions.revoke(id: sessionID, reason: "revoked", at: now)
-            try await AuditLog(connection, at: now, clientIP: client.ip)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.sessionRevoked, userID: caller.userID, sessionID: sessionID)
         }
     }

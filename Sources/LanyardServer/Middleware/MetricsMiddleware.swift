@@ -10,11 +10,35 @@ public final class ServerMetrics: Sendable {
     private let requests = Mutex<[String: (Counter, DurationHistogram)]>([:])
     private let signIns = Mutex<[String: Counter]>([:])
     private let unavailable = Mutex<[String: Counter]>([:])
+    private let webhookOutcomes = Mutex<[String: Counter]>([:])
+    private let webhookLatency: DurationHistogram
+    private let webhookPending: Gauge
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
 
-    public init() {}
+    public init() {
+        webhookLatency = registry.makeDurationHistogram(
+            descriptor: .init(namespace: "lanyard", metricName: "webhook_attempt_duration", unitName: "seconds",
+                              helpText: "Webhook delivery attempts, until the receiver answered or the attempt failed"),
+            buckets: [.milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1),
+                      .seconds(5), .seconds(15)])
+        webhookPending = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "webhook_events_pending", unitName: "",
+                                                              helpText: "Webhook events not delivered yet"))
+    }
+
+    func recordWebhookAttempt(duration: Duration) { webhookLatency.record(duration) }
+
+    func setPendingWebhooks(_ count: Int) { webhookPending.set(Double(count)) }
+
+    /// `delivered`, `retry` (failed, to be tried again) or `failed` (given up).
+    func recordWebhookOutcome(_ outcome: String) {
+        Self.collector(outcome, in: webhookOutcomes) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "webhook_attempts", unitName: "total",
+                                                   helpText: "Webhook delivery attempts by outcome"),
+                                 labels: [("outcome", outcome)])
+        }.increment()
+    }
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let (counter, histogram) = Self.collector("\(method) \(route) \(status)", in: requests) {

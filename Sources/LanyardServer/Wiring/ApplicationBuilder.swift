@@ -1,6 +1,7 @@
 import Hummingbird
 import LanyardCore
 import Logging
+import ServiceLifecycle
 
 extension LanyardRuntime {
     /// The router: middleware first (outermost first), then every route family.
@@ -34,10 +35,23 @@ extension LanyardRuntime {
             router: router(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "Lanyard"),
-            services: [SigningKeyRefresher(keyRing: keyRing,
-                                           interval: SigningKeyRefresher.interval(publishDelay: configuration.keyPublishDelay),
-                                           logger: logger)],
+            services: backgroundServices(),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// What runs beside the API in every instance: the signing-key refresher and, with webhooks configured, their
+    /// delivery.
+    func backgroundServices() -> [any Service] {
+        var services: [any Service] = [SigningKeyRefresher(
+            keyRing: keyRing, interval: SigningKeyRefresher.interval(publishDelay: configuration.keyPublishDelay),
+            logger: logger)]
+        if let url = configuration.webhookURL, let secret = configuration.webhookSecret {
+            services.append(WebhookDelivery(url: url, secret: secret, database: database, client: httpClient,
+                                            clock: dependencies.clock, random: dependencies.random,
+                                            pollInterval: .milliseconds(Int64(configuration.webhookPollInterval * 1000)),
+                                            metrics: metrics, logger: logger))
+        }
+        return services
     }
 }

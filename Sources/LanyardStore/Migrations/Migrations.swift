@@ -133,6 +133,29 @@ public enum Migrations {
             "ALTER TABLE users ADD COLUMN disabled_at {int}",
             "CREATE INDEX users_created ON users (created_at, id)",
         ]),
+        // Account events for the app's backend, written in the transaction of the change that causes them.
+        Migration(version: 6, name: "webhook outbox", statements: [
+            """
+            CREATE TABLE webhook_events (
+                id {id},
+                event_id TEXT NOT NULL UNIQUE,
+                user_id TEXT,
+                type TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                status TEXT NOT NULL,
+                attempts {int} NOT NULL,
+                next_attempt_at {int} NOT NULL,
+                locked_until {int},
+                last_attempt_at {int},
+                last_status {int},
+                last_error TEXT,
+                delivered_at {int}
+            )
+            """,
+            "CREATE INDEX webhook_events_due ON webhook_events (status, next_attempt_at)",
+            "CREATE INDEX webhook_events_account ON webhook_events (user_id, id)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -34,6 +34,8 @@ public struct LanyardConfiguration: Sendable {
     public var trustedProxies: [CIDR] = []
     public var webhookURL: String?
     public var webhookSecret: String?
+    /// How often each instance looks for webhook deliveries that are due.
+    public var webhookPollInterval: TimeInterval = 1
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
     public var dataDirectory: String = ".lanyard"
     public var logLevel: String = "info"
@@ -127,6 +129,10 @@ public struct LanyardConfiguration: Sendable {
                 throw ConfigurationError(variable: "LANYARD_WEBHOOK_SECRET", problem: "expected whsec_ followed by base64")
             }
             config.webhookSecret = secret
+        }
+        if config.webhookURL != nil, config.webhookSecret == nil {
+            throw ConfigurationError(variable: "LANYARD_WEBHOOK_SECRET",
+                                     problem: "is required with LANYARD_WEBHOOK_URL (deliveries are signed with it)")
         }
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
         config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")

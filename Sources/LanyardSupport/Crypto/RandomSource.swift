@@ -53,6 +53,12 @@ extension RandomSource {
     public func hexString(byteCount: Int) -> String {
         bytes(byteCount).hexString
     }
+
+    /// A number in 0..<1 (for jitter), from 53 random bits.
+    public func unitInterval() -> Double {
+        let value = bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Double(value >> 11) / Double(UInt64(1) << 53)
+    }
 }
 
 /// UUID text without Foundation's upper-case rendering and a second pass to lower it: random ids here, derived

@@ -1,0 +1,59 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// Writes account events for the app's backend (DESIGN section 7) into the outbox, inside the transaction of
+/// the change that causes them: an event exists exactly when its change committed. The audit log calls it for
+/// the audit events that are also webhook events.
+public struct WebhookOutbox: Sendable {
+    let connection: any DatabaseConnection
+    let random: any RandomSource
+
+    init(_ connection: any DatabaseConnection, random: any RandomSource) {
+        self.connection = connection
+        self.random = random
+    }
+
+    /// The webhook an audit event is, if any.
+    static func type(of event: AuditEvent) -> String? {
+        switch event {
+        case .userCreated: "user.created"
+        case .userUpdated, .userDisabled, .userEnabled: "user.updated"
+        case .userDeleted, .anonymousPurged: "user.deleted"
+        case .identityLinked: "identity.linked"
+        case .identityUnlinked: "identity.unlinked"
+        case .accountMerged: "account.merged"
+        case .refreshReuseDetected: "session.reuse_detected"
+        case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated: nil
+        }
+    }
+
+    func write(_ event: AuditEvent, userID: String?, sessionID: String?, details: [String: String], at date: Date) async throws {
+        guard let type = Self.type(of: event) else { return }
+        var data: [String: String] = details.filter { $0.key != "discarded_data" }
+        if let userID { data["user_id"] = userID }
+        if let sessionID, event == .refreshReuseDetected { data["session_id"] = sessionID }
+        if event == .userDisabled || event == .userEnabled { data["disabled"] = event == .userDisabled ? "true" : "false" }
+        let payload = Self.payload(type: type, at: date, data: data)
+        // Events of a merge are the target account's: delivered in order with its other events.
+        let account = event == .accountMerged ? details["to"] ?? userID : userID
+        try await WebhookStore(connection).enqueue(eventID: "msg_" + random.hexString(byteCount: 16), userID: account,
+                                                   type: type, payload: payload, at: date)
+    }
+
+    /// `{"type", "timestamp", "data"}`, the body Standard Webhooks receivers expect.
+    static func payload(type: String, at date: Date, data: [String: String]) -> String {
+        var writer = JSONWriter(capacity: 256)
+        writer.object { json in
+            json.key("type"); json.string(type)
+            json.key("timestamp"); json.date(date)
+            json.key("data"); json.object { object in
+                for key in data.keys.sorted() {
+                    object.key(key)
+                    object.string(data[key])
+                }
+            }
+        }
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,118 @@
+import Crypto
+import Foundation
+import LanyardSupport
+import Testing
+
+/// Account events delivered to a real HTTP receiver (DESIGN section 7), signatures checked by an HMAC computed
+/// here from the Standard Webhooks rule, not by Lanyard's signer.
+@Suite struct WebhookTests {
+    static let secretKey = Data((0..<24).map { UInt8($0 * 7 % 251) })
+    static let secret = "whsec_" + secretKey.base64EncodedString()
+
+    static func configure(_ receiver: WebhookReceiver) -> (inout LanyardConfiguration) -> Void {
+        { configuration in
+            configuration.webhookURL = receiver.url
+            configuration.webhookSecret = secret
+            configuration.webhookPollInterval = 0.05
+        }
+    }
+
+    static func isSigned(_ delivery: WebhookReceiver.Delivery) -> Bool {
+        let signed = Data("\(delivery.id).\(delivery.timestamp).\(delivery.body)".utf8)
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: secretKey)))
+        return delivery.signature.split(separator: " ").contains { $0 == "v1," + expected.base64EncodedString() }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func accountEventsArriveSignedAndInOrder(database: TestDatabase) async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(database, configure: Self.configure(receiver)) { server in
+            let ada = try await server.signIn(.apple, sub: "ada")
+            #expect(try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "g")],
+                                          bearer: ada.accessToken).status == 200)
+            let guest = try await server.anonymous()
+            _ = try await server.signIn(.apple, sub: "ada", bearer: guest.accessToken)
+            #expect(try await server.request(.PATCH, "/v1/users/me", json: ["display_name": "Ada"], bearer: ada.accessToken).status == 200)
+            #expect(try await server.delete("/v1/auth/link/google", bearer: ada.accessToken).status == 200)
+            #expect(try await server.delete("/v1/users/me", bearer: ada.accessToken).status == 204)
+
+            let deliveries = try await receiver.waitFor(7)
+            #expect(deliveries.count == 7)
+            #expect(deliveries.allSatisfy(Self.isSigned))
+            #expect(Set(deliveries.map(\.id)).count == deliveries.count)
+            let adas = deliveries.filter { $0.data["user_id"] == ada.userID || $0.data["to"] == ada.userID }
+            #expect(adas.map(\.type) == ["user.created", "identity.linked", "account.merged", "user.updated",
+                                         "identity.unlinked", "user.deleted"])
+            #expect(adas.first { $0.type == "account.merged" }?.data == ["from": guest.userID, "to": ada.userID,
+                                                                          "user_id": ada.userID])
+            #expect(adas.first { $0.type == "identity.linked" }?.data["provider"] == "google")
+            #expect(deliveries.contains { $0.type == "user.created" && $0.data["user_id"] == guest.userID })
+            #expect(deliveries.allSatisfy { ($0.json["timestamp"] as? String)?.hasSuffix("Z") == true })
+        }
+        await receiver.stop()
+    }
+
+    @Test func aFailingReceiverGetsTheEventAfterItRecoversWithTheSameID() async throws {
+        let receiver = try await WebhookReceiver()
+        receiver.answer([500, 503, 404])
+        try await TestServer.with(.sqlite, configure: Self.configure(receiver)) { server in
+            _ = try await server.signIn(.google, sub: "g")
+            #expect(try await receiver.waitFor(1).count == 1)
+            // The retries come on the schedule: 5 s, then 5 min, then 30 min (±10%).
+            for (wait, count) in [(6.0, 2), (331.0, 3), (1981.0, 4)] {
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(receiver.deliveries.count == count - 1, "no attempt before it is due")
+                server.clock.advance(by: wait)
+                #expect(try await receiver.waitFor(count).count == count)
+            }
+            let attempts = receiver.deliveries
+            #expect(Set(attempts.map(\.id)).count == 1)
+            #expect(attempts.allSatisfy(Self.isSigned))
+            try await Task.sleep(for: .milliseconds(300))
+            server.clock.advance(by: 86_400)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(receiver.deliveries.count == 4, "delivered: never sent again")
+        }
+        await receiver.stop()
+    }
+
+    @Test func aRestartBetweenAttemptsLosesNothing() async throws {
+        let receiver = try await WebhookReceiver()
+        receiver.answer([500])
+        let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
+        let clock = ManualClock(Date())
+        let port = try freeLoopbackPort()
+        guard let first = try await RunningServer.start(databaseURL: databaseURL, port: port, clock: clock,
+                                                        configure: Self.configure(receiver)) else {
+            throw TestSetupError("the server did not start")
+        }
+        _ = try await TestServer(first, clock: clock).signIn(.apple, sub: "ada")
+        #expect(try await receiver.waitFor(1).count == 1)
+        await first.stop()
+
+        clock.advance(by: 6)
+        guard let second = try await RunningServer.start(databaseURL: databaseURL, port: port, clock: clock,
+                                                         configure: Self.configure(receiver)) else {
+            throw TestSetupError("the server did not start again")
+        }
+        let deliveries = try await receiver.waitFor(2)
+        #expect(deliveries.count == 2)
+        #expect(deliveries.first?.id == deliveries.last?.id)
+        #expect(deliveries.last?.type == "user.created")
+        await second.stop()
+        await receiver.stop()
+        await cleanup()
+    }
+
+    @Test func twoInstancesDeliverEachEventOnce() async throws {
+        let receiver = try await WebhookReceiver()
+        try await MultiInstanceTests.withTwoInstances(Self.configure(receiver)) { a, b in
+            for index in 0..<20 { _ = try await (index % 2 == 0 ? a : b).signIn(.google, sub: "g\(index)") }
+            let deliveries = try await receiver.waitFor(20)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(receiver.deliveries.count == 20)
+            #expect(Set(deliveries.map(\.id)).count == 20)
+        }
+        await receiver.stop()
+    }
+}

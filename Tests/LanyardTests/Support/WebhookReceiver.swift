@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A real HTTP receiver for webhooks: it records every delivery and answers as the test tells it.
+final class WebhookReceiver: Sendable {
+    struct Delivery: Sendable {
+        let id: String
+        let timestamp: String
+        let signature: String
+        let body: String
+
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:] }
+        var type: String { json["type"] as? String ?? "" }
+        var data: [String: String] { json["data"] as? [String: String] ?? [:] }
+    }
+
+    private final class State: Sendable {
+        let deliveries = Mutex<[Delivery]>([])
+        /// Statuses to answer, first first; 200 once they are used up.
+        let answers = Mutex<[Int]>([])
+    }
+
+    private let state = State()
+    let url: String
+    private let group: ServiceGroup
+    private let task: Task<Void, Never>
+
+    var deliveries: [Delivery] { state.deliveries.withLock { $0 } }
+
+    /// The next deliveries are answered with these statuses.
+    func answer(_ statuses: [Int]) { state.answers.withLock { $0 = statuses } }
+
+    init() async throws {
+        let port = try freeLoopbackPort()
+        url = "http://127.0.0.1:\(port)/hooks"
+        let router = Router()
+        let state = self.state
+        router.post("hooks") { request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            state.deliveries.withLock {
+                $0.append(Delivery(id: request.headers[.init("webhook-id")!] ?? "",
+                                   timestamp: request.headers[.init("webhook-timestamp")!] ?? "",
+                                   signature: request.headers[.init("webhook-signature")!] ?? "",
+                                   body: String(buffer: body)))
+            }
+            let status = state.answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
+            return Response(status: .init(code: status))
+        }
+        var logger = Logger(label: "webhook-receiver")
+        logger.logLevel = .critical
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                              onServerRunning: { _ in startedContinuation.yield() }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        self.group = group
+        task = Task {
+            try? await group.run()
+            startedContinuation.finish()
+        }
+        var iterator = started.makeAsyncIterator()
+        guard await iterator.next() != nil else { throw TestSetupError("the webhook receiver did not start") }
+    }
+
+    /// Waits (up to 10 s of real time) until `count` deliveries arrived.
+    func waitFor(_ count: Int) async throws -> [Delivery] {
+        for _ in 0..<200 where deliveries.count < count { try await Task.sleep(for: .milliseconds(50)) }
+        return deliveries
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+}
