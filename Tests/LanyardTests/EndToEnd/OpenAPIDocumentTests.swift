@@ -20,6 +20,15 @@ import Testing
                     #expect(!tags.isEmpty && tags.allSatisfy(declaredTags.contains), "\(method.uppercased()) \(path) tags")
                 }
             }
+            // The webhooks Lanyard sends are operations too (OpenAPI 3.1 `webhooks`).
+            let webhooks = try #require(document["webhooks"] as? [String: [String: Any]])
+            #expect(Set(webhooks.keys) == ["user.created", "user.updated", "user.deleted", "identity.linked",
+                                           "identity.unlinked", "account.merged", "session.reuse_detected"])
+            for (name, item) in webhooks {
+                let operation = try #require(item["post"] as? [String: Any], "\(name)")
+                operationIDs.append(operation["operationId"] as? String ?? "")
+                #expect((operation["tags"] as? [String] ?? []).allSatisfy(declaredTags.contains))
+            }
             #expect(operationIDs.count >= 26)
             #expect(Set(operationIDs).count == operationIDs.count, "operationIds repeat")
         }

@@ -48,6 +48,9 @@ import Testing
             #expect(adas.first { $0.type == "identity.linked" }?.data["provider"] == "google")
             #expect(deliveries.contains { $0.type == "user.created" && $0.data["user_id"] == guest.userID })
             #expect(deliveries.allSatisfy { ($0.json["timestamp"] as? String)?.hasSuffix("Z") == true })
+            let metrics = try await server.get("/metrics").text
+            #expect(metrics.contains(#"lanyard_webhook_attempts_total{outcome="delivered"} 7"#))
+            #expect(metrics.contains("lanyard_webhook_attempt_duration_seconds_bucket"))
         }
         await receiver.stop()
     }
@@ -114,5 +117,41 @@ import Testing
             #expect(Set(deliveries.map(\.id)).count == 20)
         }
         await receiver.stop()
+    }
+
+    /// After every attempt of the schedule failed, the event is marked failed; `lanyard webhooks list --failed`
+    /// shows it and `lanyard webhooks retry` delivers it.
+    @Test func aFailedEventIsListedAndRetriedByCommand() async throws {
+        let receiver = try await WebhookReceiver()
+        receiver.answer(Array(repeating: 500, count: 10))
+        let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
+        let clock = ManualClock(Date())
+        guard let running = try await RunningServer.start(databaseURL: databaseURL, port: try freeLoopbackPort(),
+                                                          clock: clock, configure: Self.configure(receiver)) else {
+            throw TestSetupError("the server did not start")
+        }
+        _ = try await TestServer(running, clock: clock).signIn(.google, sub: "g")
+        for attempt in 1...10 {
+            #expect(try await receiver.waitFor(attempt).count == attempt)
+            try await Task.sleep(for: .milliseconds(100))
+            clock.advance(by: 86_400 * 1.2)
+        }
+        let (_, failed) = try await AdminCommandTests.run(["webhooks", "list", "--failed", "--json"], databaseURL: databaseURL)
+        let firstLine = Data(String(failed.split(separator: "\n").first ?? "").utf8)
+        let parsed = try JSONSerialization.jsonObject(with: firstLine) as? [String: Any]
+        let line = try #require(parsed)
+        #expect(line["status"] as? String == "failed")
+        #expect(line["attempts"] as? Int == 10)
+        let id = try #require(line["webhook_id"] as? String)
+        #expect(try await AdminCommandTests.run(["webhooks", "retry", id], databaseURL: databaseURL).0 == 0)
+        let deliveries = try await receiver.waitFor(11)
+        #expect(deliveries.count == 11)
+        #expect(deliveries.last?.id == id)
+        try await Task.sleep(for: .milliseconds(200))
+        let (_, after) = try await AdminCommandTests.run(["webhooks", "list", "--failed"], databaseURL: databaseURL)
+        #expect(after.contains("No failed deliveries."))
+        await running.stop()
+        await receiver.stop()
+        await cleanup()
     }
 }
