@@ -2,8 +2,6 @@ import Foundation
 import Hummingbird
 import LanyardEmulator
 import LanyardSupport
-import Logging
-import ServiceLifecycle
 import Synchronization
 
 /// A provider's key endpoint that a test can break: it serves the emulator's Apple keys, hangs, answers
@@ -19,8 +17,7 @@ final class FakeKeyServer: Sendable {
 
     private let state = State()
     let url: String
-    private let group: ServiceGroup
-    private let task: Task<Void, Never>
+    private let application: LocalApplication
 
     var fetchCount: Int { state.fetches.withLock { $0 } }
 
@@ -49,24 +46,11 @@ final class FakeKeyServer: Sendable {
                 return Response(status: .internalServerError)
             }
         }
-        var logger = Logger(label: "fake-keys")
-        logger.logLevel = .critical
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { _ in startedContinuation.yield() }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        self.group = group
-        task = Task {
-            try? await group.run()
-            startedContinuation.finish()
-        }
-        var iterator = started.makeAsyncIterator()
-        guard await iterator.next() != nil else { throw TestSetupError("the fake key server did not start") }
+        application = try await LocalApplication(router: router, port: port, label: "the fake key server")
     }
 
     func stop() async {
         set(.failing)
-        await group.triggerGracefulShutdown()
-        await task.value
+        await application.stop()
     }
 }

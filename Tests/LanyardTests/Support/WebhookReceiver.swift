@@ -1,7 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
-import ServiceLifecycle
 import Synchronization
 
 /// A real HTTP receiver for webhooks: it records every delivery and answers as the test tells it.
@@ -25,8 +23,7 @@ final class WebhookReceiver: Sendable {
 
     private let state = State()
     let url: String
-    private let group: ServiceGroup
-    private let task: Task<Void, Never>
+    private let application: LocalApplication
 
     var deliveries: [Delivery] { state.deliveries.withLock { $0 } }
 
@@ -50,29 +47,15 @@ final class WebhookReceiver: Sendable {
             let status = state.answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
             return Response(status: .init(code: status))
         }
-        var logger = Logger(label: "webhook-receiver")
-        logger.logLevel = .critical
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                              onServerRunning: { _ in startedContinuation.yield() }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        self.group = group
-        task = Task {
-            try? await group.run()
-            startedContinuation.finish()
-        }
-        var iterator = started.makeAsyncIterator()
-        guard await iterator.next() != nil else { throw TestSetupError("the webhook receiver did not start") }
+        application = try await LocalApplication(router: router, port: port, label: "the webhook receiver")
     }
 
-    /// Waits (up to 10 s of real time) until `count` deliveries arrived.
     func waitFor(_ count: Int) async throws -> [Delivery] {
         for _ in 0..<200 where deliveries.count < count { try await Task.sleep(for: .milliseconds(50)) }
         return deliveries
     }
 
     func stop() async {
-        await group.triggerGracefulShutdown()
-        await task.value
+        await application.stop()
     }
 }
