@@ -131,16 +131,22 @@ public final class SigningKeyRing: Sendable {
     private static func loadKeys(database: any Database, masterKey: MasterKey, clock: any LanyardClock,
                                  random: any RandomSource, accessTokenTTL: TimeInterval) async throws -> Keys {
         let now = clock.now()
-        let records = try await database.transaction { connection in
-            let store = SigningKeyStore(connection)
-            try await store.deleteRetired(before: now.addingTimeInterval(-accessTokenTTL - 60))
-            var records = try await store.all()
-            if !records.contains(where: { $0.retiredAt == nil }) {
-                let record = try newKeyRecord(masterKey: masterKey, random: random, now: now)
-                try await store.insert(record)
-                records.append(record)
+        let expired = now.addingTimeInterval(-accessTokenTTL - 60)
+        // Usually a plain read (it runs for JWKS requests and every few seconds); a write only to make the first
+        // key or to drop keys whose tokens have all expired.
+        var records = try await database.read { try await SigningKeyStore($0).all() }
+        if !records.contains(where: { $0.retiredAt == nil }) || records.contains(where: { $0.retiredAt.map { $0 < expired } ?? false }) {
+            records = try await database.transaction { connection in
+                let store = SigningKeyStore(connection)
+                try await store.deleteRetired(before: expired)
+                var records = try await store.all()
+                if !records.contains(where: { $0.retiredAt == nil }) {
+                    let record = try newKeyRecord(masterKey: masterKey, random: random, now: now)
+                    try await store.insert(record)
+                    records.append(record)
+                }
+                return records
             }
-            return records
         }
         // Keys that sign now or will: those not retired yet (a rotation schedules the retirement). Instances that
         // raced on first start each inserted a key; all of them sign with the oldest one.
