@@ -1,3 +1,4 @@
+import Crypto
 import _CryptoExtras
 import Foundation
 import LanyardSupport
@@ -46,5 +47,15 @@ public struct EmulatorKeys: Sendable {
         try SecretFile.writeOnce(try JSONEncoder().encode(stored), to: path)
         // Another process may have won the race to create the file: use what is there.
         return try loadOrCreate(directory: directory, random: random)
+    }
+
+    /// The .p8-style P-256 key a dev server signs Apple `client_secret`s with (the emulator checks them against it),
+    /// made once in the data directory.
+    public static func loadOrCreateAppleTeamKey(directory: String) throws -> String {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("apple-team-key.p8").path
+        if let data = FileManager.default.contents(atPath: path) { return String(decoding: data, as: UTF8.self) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try SecretFile.writeOnce(Data(P256.Signing.PrivateKey().pemRepresentation.utf8), to: path)
+        return String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
     }
 }

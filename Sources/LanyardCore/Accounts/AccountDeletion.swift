@@ -1,4 +1,5 @@
 import Foundation
+import LanyardProviders
 import LanyardStore
 import LanyardSupport
 
@@ -31,6 +32,10 @@ public struct AccountDeletion: Sendable {
             let users = UserStore(connection)
             guard try await users.findForUpdate(id: userID) != nil else { throw missing }
             let providers = try await IdentityStore(connection).list(userID: userID).map(\.provider)
+            // Apple is owed the revocation of the account's Apple tokens (sent later, never waited for here).
+            if providers.contains(Provider.apple.rawValue) {
+                try await AppleTokenStore(connection).scheduleRevocation(userID: userID, at: dependencies.clock.now())
+            }
             // Identities, sessions and refresh tokens go with the account (ON DELETE CASCADE).
             try await users.delete(id: userID)
             var details = ["providers": providers.joined(separator: ",")]

@@ -99,6 +99,10 @@ public struct Linking: Sendable {
                 throw LanyardError.providerNotLinked(provider.displayName)
             }
             guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
+            if provider == .apple {
+                // The account's Apple token is this identity's: Apple is owed its revocation.
+                try await AppleTokenStore(connection).scheduleRevocation(userID: caller.userID, at: now)
+            }
             try await identities.delete(userID: caller.userID, provider: provider.rawValue)
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,

@@ -3,12 +3,27 @@ import Hummingbird
 import LanyardProviders
 import LanyardCore
 import LanyardSupport
+import Logging
 
 /// What every route handler shares: the core services, and how to read the caller and the client.
 struct APIContext: Sendable {
     let dependencies: CoreDependencies
     let trustedProxies: [CIDR]
     let metrics: ServerMetrics
+    /// Redeems Apple authorization codes, when Apple's lifecycle is configured.
+    let apple: AppleLifecycle?
+
+    /// Redeems an Apple `authorization_code` sent with a successful sign-in, link or re-authentication, in the
+    /// background: the answer never waits for Apple, and a failure is logged and counted, not answered.
+    func redeemAppleCode(_ code: String?, provider: Provider, idToken: String, nonce: String?, logger: Logger) {
+        guard let code, !code.isEmpty, provider == .apple, let apple else { return }
+        let metrics = self.metrics
+        Task {
+            let redeemed = await apple.redeem(code: code, idToken: idToken, nonce: nonce)
+            metrics.recordAppleCodeRedemption(redeemed ? "stored" : "failed")
+            if !redeemed { logger.warning("could not redeem an Apple authorization code; the next one sent will be tried") }
+        }
+    }
 
     func client(_ request: Request, _ context: LanyardRequestContext) -> ClientInfo {
         ClientInfo(ip: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor],

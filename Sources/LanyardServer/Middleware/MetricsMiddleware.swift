@@ -11,6 +11,7 @@ public final class ServerMetrics: Sendable {
     private let signIns = Mutex<[String: Counter]>([:])
     private let unavailable = Mutex<[String: Counter]>([:])
     private let webhookOutcomes = Mutex<[String: Counter]>([:])
+    private let appleRedemptions = Mutex<[String: Counter]>([:])
     private let webhookLatency: DurationHistogram
     private let webhookPending: Gauge
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -30,6 +31,15 @@ public final class ServerMetrics: Sendable {
     func recordWebhookAttempt(duration: Duration) { webhookLatency.record(duration) }
 
     func setPendingWebhooks(_ count: Int) { webhookPending.set(Double(count)) }
+
+    /// `stored` or `failed`.
+    func recordAppleCodeRedemption(_ outcome: String) {
+        Self.collector(outcome, in: appleRedemptions) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "apple_code_redemptions", unitName: "total",
+                                                   helpText: "Apple authorization codes redeemed for refresh tokens, by outcome"),
+                                 labels: [("outcome", outcome)])
+        }.increment()
+    }
 
     /// `delivered`, `retry` (failed, to be tried again) or `failed` (given up).
     func recordWebhookOutcome(_ outcome: String) {

@@ -6,12 +6,15 @@ struct SignInBody: RequestBody {
     let nonce: String?
     let givenName: String?
     let familyName: String?
+    /// Apple's single-use code, redeemed for the refresh token that account deletion revokes (DESIGN section 10).
+    let authorizationCode: String?
 
     init(_ fields: BodyFields) throws {
         idToken = try fields.string("id_token")
         nonce = try fields.optionalString("nonce")
         givenName = try fields.optionalString("given_name")
         familyName = try fields.optionalString("family_name")
+        authorizationCode = try Field.optional(try fields.optionalString("authorization_code"), "authorization_code")
     }
 
     func validated() throws -> SignInRequest {
@@ -25,10 +28,12 @@ struct SignInBody: RequestBody {
 struct ProviderTokenBody: RequestBody {
     let idToken: String
     let nonce: String?
+    let authorizationCode: String?
 
     init(_ fields: BodyFields) throws {
         idToken = try fields.string("id_token")
         nonce = try fields.optionalString("nonce")
+        authorizationCode = try Field.optional(try fields.optionalString("authorization_code"), "authorization_code")
     }
 
     func validatedToken() throws -> String { try Field.nonEmpty(idToken, "id_token") }

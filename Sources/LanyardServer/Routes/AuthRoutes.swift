@@ -20,7 +20,8 @@ struct AuthRoutes {
         let providerName = context.parameters.get("provider") ?? ""
         do {
             let provider = try api.provider(context)
-            let body = try await JSONBody.decode(SignInBody.self, from: request).validated()
+            let received = try await JSONBody.decode(SignInBody.self, from: request)
+            let body = try received.validated()
             // An invalid bearer is refused rather than ignored: the app believes it holds a guest session.
             var guest: Caller?
             if let token = try api.bearerToken(request) {
@@ -29,6 +30,8 @@ struct AuthRoutes {
             let response = try await SignIn(api.dependencies).signIn(provider: provider, request: body, guest: guest,
                                                                      client: api.client(request, context))
             api.metrics.recordSignIn(provider: provider.rawValue, outcome: "success")
+            api.redeemAppleCode(received.authorizationCode, provider: provider, idToken: body.idToken, nonce: body.nonce,
+                                logger: context.logger)
             return JSONResponse.make(response)
         } catch let error as LanyardError {
             api.metrics.recordSignIn(provider: providerName == "apple" || providerName == "google" ? providerName : "other",
@@ -59,9 +62,12 @@ struct AuthRoutes {
         let caller = try await api.caller(request)
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
-        return JSONResponse.make(try await Linking(api.dependencies).link(
+        let linked = try await Linking(api.dependencies).link(
             provider: provider, idToken: try body.validatedToken(), nonce: try body.validatedNonce(), caller: caller,
-            client: api.client(request, context)))
+            client: api.client(request, context))
+        api.redeemAppleCode(body.authorizationCode, provider: provider, idToken: body.idToken, nonce: body.nonce,
+                            logger: context.logger)
+        return JSONResponse.make(linked)
     }
 
     @Sendable func unlink(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -75,8 +81,11 @@ struct AuthRoutes {
         let caller = try await api.caller(request)
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
-        return JSONResponse.make(try await Reauthentication(api.dependencies).reauthenticate(
+        let session = try await Reauthentication(api.dependencies).reauthenticate(
             provider: provider, idToken: try body.validatedToken(), nonce: try body.validatedNonce(), caller: caller,
-            client: api.client(request, context)))
+            client: api.client(request, context))
+        api.redeemAppleCode(body.authorizationCode, provider: provider, idToken: body.idToken, nonce: body.nonce,
+                            logger: context.logger)
+        return JSONResponse.make(session)
     }
 }

@@ -10,7 +10,8 @@ extension LanyardRuntime {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(metrics: metrics))
-        let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics)
+        let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,
+                             apple: apple)
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
@@ -25,6 +26,9 @@ extension LanyardRuntime {
         }
         if let minter {
             EmulatorRoutes(minter: minter).register(on: router)
+            if let appleEmulator, let apple {
+                AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock).register(on: router)
+            }
         }
         return router
     }
@@ -49,8 +53,12 @@ extension LanyardRuntime {
         if let url = configuration.webhookURL, let secret = configuration.webhookSecret {
             services.append(WebhookDelivery(url: url, secret: secret, database: database, client: httpClient,
                                             clock: dependencies.clock, random: dependencies.random,
-                                            pollInterval: .milliseconds(Int64(configuration.webhookPollInterval * 1000)),
+                                            pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
                                             metrics: metrics, logger: logger))
+        }
+        if let apple {
+            services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
+                                             logger: logger))
         }
         return services
     }

@@ -18,6 +18,10 @@ public struct LanyardRuntime: Sendable {
     public let keyRing: SigningKeyRing
     public let minter: TokenMinter?
     public let metrics: ServerMetrics
+    /// Apple's account lifecycle, when a key is configured (or dev mode made one).
+    public let apple: AppleLifecycle?
+    /// Apple's side of the lifecycle, in dev mode.
+    public let appleEmulator: AppleAccountEmulator?
     let httpClient: HTTPClient
     public let logger: Logger
 
@@ -54,9 +58,30 @@ public struct LanyardRuntime: Sendable {
             providerTokens: providerTokens,
             rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
             masterKey: masterKey, configuration: configuration)
+        let apple = try appleLifecycle(configuration, dependencies: dependencies, masterKey: masterKey,
+                                       httpClient: httpClient, random: random)
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
-                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), httpClient: httpClient,
-                              logger: logger)
+                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), apple: apple,
+                              appleEmulator: configuration.devMode ? AppleAccountEmulator(random: random, clock: clock) : nil,
+                              httpClient: httpClient, logger: logger)
+    }
+
+    /// The configured Apple key, or in dev mode one made for the emulator (kept in the data directory), and where
+    /// Apple's token endpoints are: Apple's, or the emulator's in dev mode.
+    static func appleLifecycle(_ configuration: LanyardConfiguration, dependencies: CoreDependencies, masterKey: MasterKey,
+                               httpClient: HTTPClient, random: any RandomSource) throws -> AppleLifecycle? {
+        var secret: AppleClientSecret?
+        if let team = configuration.appleTeamID, let keyID = configuration.appleKeyID, let pem = configuration.applePrivateKey {
+            secret = try AppleClientSecret(teamID: team, keyID: keyID, pem: pem)
+        } else if configuration.devMode {
+            secret = try AppleClientSecret(teamID: "DEVTEAM001", keyID: "DEVKEY0001",
+                                           pem: try EmulatorKeys.loadOrCreateAppleTeamKey(directory: configuration.dataDirectory))
+        }
+        guard let secret else { return nil }
+        let base = configuration.appleServicesURL
+            ?? (configuration.devMode ? localBaseURL(configuration) + "/_emulator/apple" : "https://appleid.apple.com")
+        return AppleLifecycle(dependencies, services: AppleServices(client: httpClient, baseURL: base), clientSecret: secret,
+                              masterKey: masterKey)
     }
 
     /// Apple and Google as configured; in dev mode both also accept the emulator's client IDs and fetch their keys

@@ -156,6 +156,33 @@ public enum Migrations {
             "CREATE INDEX webhook_events_due ON webhook_events (status, next_attempt_at)",
             "CREATE INDEX webhook_events_account ON webhook_events (user_id, id)",
         ]),
+        // Apple's refresh tokens (sealed with the master key) and the revocations owed to Apple.
+        Migration(version: 7, name: "Apple account lifecycle", statements: [
+            """
+            CREATE TABLE apple_tokens (
+                identity_id TEXT PRIMARY KEY REFERENCES identities (id) ON DELETE CASCADE,
+                client_id TEXT NOT NULL,
+                sealed_token {blob} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE apple_revocations (
+                id {id},
+                user_id TEXT,
+                client_id TEXT NOT NULL,
+                sealed_token {blob},
+                created_at {int} NOT NULL,
+                status TEXT NOT NULL,
+                attempts {int} NOT NULL,
+                next_attempt_at {int} NOT NULL,
+                locked_until {int},
+                last_error TEXT,
+                revoked_at {int}
+            )
+            """,
+            "CREATE INDEX apple_revocations_due ON apple_revocations (status, next_attempt_at)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Every setting of a Lanyard server, read once at start-up from the environment (DESIGN section 2).
@@ -34,11 +35,17 @@ public struct LanyardConfiguration: Sendable {
     public var trustedProxies: [CIDR] = []
     public var webhookURL: String?
     public var webhookSecret: String?
-    /// How often each instance looks for webhook deliveries that are due.
-    public var webhookPollInterval: TimeInterval = 1
+    /// How often each instance looks for webhook deliveries and Apple revocations that are due.
+    public var outboxPollInterval: TimeInterval = 1
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
     public var dataDirectory: String = ".lanyard"
     public var logLevel: String = "info"
+    /// Apple account lifecycle (DESIGN section 10): the team, the key's id and the .p8 key (PEM text).
+    public var appleTeamID: String?
+    public var appleKeyID: String?
+    public var applePrivateKey: String?
+    /// Apple's `/auth/token` and `/auth/revoke` live here; nil means Apple's own (the emulator's in dev mode).
+    public var appleServicesURL: String?
     /// `LANYARD_GOTRUE_COMPAT`: nil follows dev mode (on there, off elsewhere).
     public var gotrueCompat: Bool?
     /// `LANYARD_GOTRUE_ANON_KEY`: the `apikey` the GoTrue-compatible surface requires, when set.
@@ -134,6 +141,7 @@ public struct LanyardConfiguration: Sendable {
             throw ConfigurationError(variable: "LANYARD_WEBHOOK_SECRET",
                                      problem: "is required with LANYARD_WEBHOOK_URL (deliveries are signed with it)")
         }
+        try loadAppleLifecycle(reader, into: &config)
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
         config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
         config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
@@ -145,6 +153,33 @@ public struct LanyardConfiguration: Sendable {
             config.logLevel = level
         }
         return config
+    }
+}
+
+extension LanyardConfiguration {
+    /// `LANYARD_APPLE_TEAM_ID`, `LANYARD_APPLE_KEY_ID`, `LANYARD_APPLE_PRIVATE_KEY` (PEM text or `@/path/to/key.p8`):
+    /// all three or none; `LANYARD_APPLE_SERVICES_URL`.
+    fileprivate static func loadAppleLifecycle(_ reader: EnvironmentReader,
+                                               into config: inout LanyardConfiguration) throws(ConfigurationError) {
+        config.appleServicesURL = try reader.url("LANYARD_APPLE_SERVICES_URL")
+        let team = reader.string("LANYARD_APPLE_TEAM_ID"), keyID = reader.string("LANYARD_APPLE_KEY_ID")
+        var key = reader.string("LANYARD_APPLE_PRIVATE_KEY")
+        guard team != nil || keyID != nil || key != nil else { return }
+        for (name, value) in [("LANYARD_APPLE_TEAM_ID", team), ("LANYARD_APPLE_KEY_ID", keyID),
+                              ("LANYARD_APPLE_PRIVATE_KEY", key) as (String, String?)] where value == nil {
+            throw ConfigurationError(variable: name, problem: "is required with the other LANYARD_APPLE_* key settings")
+        }
+        if let path = key, path.hasPrefix("@") {
+            guard let contents = try? String(contentsOfFile: String(path.dropFirst()), encoding: .utf8) else {
+                throw ConfigurationError(variable: "LANYARD_APPLE_PRIVATE_KEY", problem: "cannot read \(path.dropFirst())")
+            }
+            key = contents
+        }
+        guard let pem = key, (try? P256.Signing.PrivateKey(pemRepresentation: pem)) != nil else {
+            throw ConfigurationError(variable: "LANYARD_APPLE_PRIVATE_KEY",
+                                     problem: "expected the .p8 key from Apple (PEM text, or @/path/to/key.p8)")
+        }
+        (config.appleTeamID, config.appleKeyID, config.applePrivateKey) = (team, keyID, pem)
     }
 }
 

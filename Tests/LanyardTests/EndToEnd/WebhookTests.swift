@@ -13,7 +13,7 @@ import Testing
         { configuration in
             configuration.webhookURL = receiver.url
             configuration.webhookSecret = secret
-            configuration.webhookPollInterval = 0.05
+            configuration.outboxPollInterval = 0.05
         }
     }
 

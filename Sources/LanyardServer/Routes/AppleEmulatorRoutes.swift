@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardEmulator
+import LanyardSupport
+
+/// `/_emulator/apple/*` beyond the keys: Apple's token endpoints as Lanyard calls them (DESIGN section 10),
+/// checking each `client_secret` against the team key this server signs with, and what they recorded.
+struct AppleEmulatorRoutes {
+    let apple: AppleAccountEmulator
+    let team: AppleClientSecret
+    let clock: any LanyardClock
+
+    func register(on router: Router<LanyardRequestContext>) {
+        router.post("_emulator/apple/authorization-code") { request, _ in
+            let body = try await JSONBody.decode(CodeRequest.self, from: request)
+            return try JSONResponse.make(["code": apple.mintCode(clientID: body.aud ?? EmulatedProvider.apple.defaultClientID,
+                                                                 subject: body.sub)])
+        }
+        router.post("_emulator/apple/auth/token") { request, _ in
+            let form = try await Self.form(request)
+            guard isValidSecret(form["client_secret"], clientID: form["client_id"]) else { return Self.appleError(401, "invalid_client") }
+            guard form["grant_type"] == "authorization_code", let code = form["code"], let clientID = form["client_id"],
+                  let refreshToken = apple.redeem(code: code, clientID: clientID) else { return Self.appleError(400, "invalid_grant") }
+            return try JSONResponse.make(TokenAnswer(accessToken: "a" + refreshToken.dropFirst(), refreshToken: refreshToken))
+        }
+        router.post("_emulator/apple/auth/revoke") { request, _ in
+            let form = try await Self.form(request)
+            guard isValidSecret(form["client_secret"], clientID: form["client_id"]) else { return Self.appleError(401, "invalid_client") }
+            guard let token = form["token"], apple.revoke(token: token) else { return Self.appleError(503, "temporarily_unavailable") }
+            return Response(status: .ok)
+        }
+        router.get("_emulator/apple/revocations") { _, _ in
+            try JSONResponse.make(["revoked": apple.revoked])
+        }
+    }
+
+    /// An ES256 JWT by this server's team key: `kid`, `iss` the team, `sub` the client, `aud` Apple, not expired.
+    func isValidSecret(_ secret: String?, clientID: String?) -> Bool {
+        guard let secret, let clientID, let jws = CompactJWS(secret), jws.algorithm == "ES256", jws.keyID == team.keyID,
+              ES256.isValid(signature: jws.signature, for: jws.signingInput, key: team.publicKey) else { return false }
+        return jws.claims["iss"]?.stringValue == team.teamID && jws.claims["sub"]?.stringValue == clientID
+            && jws.claims["aud"]?.stringValue == AppleClientSecret.audience
+            && (jws.claims["exp"]?.numberValue ?? 0) > clock.now().timeIntervalSince1970
+    }
+
+    struct CodeRequest: RequestBody {
+        let sub: String
+        let aud: String?
+        init(_ fields: BodyFields) throws {
+            sub = try fields.string("sub")
+            aud = try fields.optionalString("aud")
+        }
+    }
+
+    struct TokenAnswer: Encodable {
+        let accessToken: String
+        let tokenType = "Bearer"
+        let expiresIn = 3600
+        let refreshToken: String
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", refreshToken = "refresh_token"
+        }
+    }
+
+    static func appleError(_ status: Int, _ error: String) -> Response {
+        (try? JSONResponse.make(["error": error], status: .init(code: status))) ?? Response(status: .init(code: status))
+    }
+
+    /// An `application/x-www-form-urlencoded` body.
+    static func form(_ request: Request) async throws -> [String: String] {
+        var request = request
+        let text = String(buffer: try await request.collectBody(upTo: 64 * 1024))
+        var form: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            if parts.count == 2 { form[parts[0]] = parts[1] }
+        }
+        return form
+    }
+}

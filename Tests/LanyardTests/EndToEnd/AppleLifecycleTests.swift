@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+import LanyardStore
+import LanyardSupport
+import Testing
+
+/// Apple token revocation (DESIGN section 10) against the emulator's `/auth/token` and `/auth/revoke`, which check
+/// every `client_secret` against the team key.
+@Suite struct AppleLifecycleTests {
+    static func fastOutbox(_ configuration: inout LanyardConfiguration) { configuration.outboxPollInterval = 0.05 }
+
+    /// Signs in with Apple and a fresh authorization code; waits until the refresh token is stored.
+    static func signInWithCode(_ server: TestServer, sub: String, bearer: String? = nil) async throws -> Session {
+        let code = try await server.post("/_emulator/apple/authorization-code", ["sub": sub]).json["code"] as? String ?? ""
+        let before = try await storedTokens(server)
+        let session = try await server.signIn(.apple, sub: sub, bearer: bearer, extra: ["authorization_code": code])
+        for _ in 0..<100 where try await storedTokens(server) == before { try await Task.sleep(for: .milliseconds(20)) }
+        return session
+    }
+
+    static func storedTokens(_ server: TestServer) async throws -> Int {
+        try await server.runtime.database.read { try await $0.query("SELECT count(*) AS n FROM apple_tokens", []) }
+            .first.map { Int(try $0.integer("n")) } ?? 0
+    }
+
+    static func revocations(_ server: TestServer) async throws -> [String] {
+        try await server.get("/_emulator/apple/revocations").json["revoked"] as? [String] ?? []
+    }
+
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<100 where try await !condition() { try await Task.sleep(for: .milliseconds(30)) }
+        return try await condition()
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func deletingTheAccountRevokesExactlyItsAppleTokenEvenWhenAppleFailsAtFirst(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.fastOutbox) { server in
+            let ada = try await Self.signInWithCode(server, sub: "ada")
+            _ = try await Self.signInWithCode(server, sub: "someone-else")
+            #expect(try await Self.storedTokens(server) == 2)
+            let emulator = try #require(server.runtime.appleEmulator)
+            emulator.failNextRevocations(2)
+
+            // Deletion never waits on Apple.
+            #expect(try await server.delete("/v1/users/me", bearer: ada.accessToken).status == 204)
+            #expect(try await Self.storedTokens(server) == 1)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Self.revocations(server).isEmpty)
+            server.clock.advance(by: 6)   // the second attempt, after 5 s
+            try await Task.sleep(for: .milliseconds(300))
+            server.clock.advance(by: 11)  // the third, after 10 s more
+            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+            let revoked = try await Self.revocations(server)
+            #expect(revoked.count == 1)
+            #expect(emulator.issued.contains(revoked[0]))
+            // The revoked token is erased; the other account's stays.
+            let erased = try await server.runtime.database.read {
+                try await $0.query("SELECT count(*) AS n FROM apple_revocations WHERE status = 'revoked' AND sealed_token IS NULL", [])
+            }
+            #expect(try erased.first?.integer("n") == 1)
+            server.clock.advance(by: 3600)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await Self.revocations(server).count == 1, "revoked once")
+        }
+    }
+
+    @Test func unlinkingAppleRevokesItsTokenAndUnlinkingGoogleDoesNot() async throws {
+        try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
+            let ada = try await Self.signInWithCode(server, sub: "ada")
+            #expect(try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "g")],
+                                          bearer: ada.accessToken).status == 200)
+            #expect(try await server.delete("/v1/auth/link/google", bearer: ada.accessToken).status == 200)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Self.revocations(server).isEmpty)
+            #expect(try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "g")],
+                                          bearer: ada.accessToken).status == 200)
+            #expect(try await server.delete("/v1/auth/link/apple", bearer: ada.accessToken).status == 200)
+            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+        }
+    }
+
+    @Test func aCodeThatCannotBeRedeemedNeverFailsTheSignIn() async throws {
+        try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
+            let session = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": "not-a-code"])
+            #expect(!session.accessToken.isEmpty)
+            #expect(try await Self.eventually {
+                try await server.get("/metrics").text.contains(#"lanyard_apple_code_redemptions_total{outcome="failed"} 1"#)
+            })
+            #expect(try await Self.storedTokens(server) == 0)
+            // A code is single-use: the second redemption of one code fails, the first stays stored.
+            let code = try await server.post("/_emulator/apple/authorization-code", ["sub": "ada"]).json["code"] as? String ?? ""
+            _ = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": code])
+            _ = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": code])
+            #expect(try await Self.eventually {
+                try await server.get("/metrics").text.contains(#"lanyard_apple_code_redemptions_total{outcome="failed"} 2"#)
+            })
+            #expect(try await Self.storedTokens(server) == 1)
+        }
+    }
+
+    @Test func appleRefusesAClientSecretNotSignedByTheTeamKey() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let forged = try ES256.sign("eyJhbGciOiJFUzI1NiIsImtpZCI6IkRFVktFWTAwMDEifQ.eyJzdWIiOiJkZXYubGFueWFyZC5lbXVsYXRvciJ9",
+                                        key: .init())
+            var request = "client_id=dev.lanyard.emulator&client_secret=\(forged)&token=r1&token_type_hint=refresh_token"
+            let answer = try await server.request(.POST, "/_emulator/apple/auth/revoke", rawBody: request)
+            #expect(answer.status == 401)
+            request = "client_id=dev.lanyard.emulator&client_secret=x&grant_type=authorization_code&code=c1"
+            #expect(try await server.request(.POST, "/_emulator/apple/auth/token", rawBody: request).status == 401)
+        }
+    }
+
+    @Test func appleSettingsAreAllOrNothingAndTheKeyMustBeAP8() throws {
+        #expect(throws: ConfigurationError.self) {
+            try LanyardConfiguration.load(environment: ["LANYARD_APPLE_TEAM_ID": "T", "LANYARD_APPLE_KEY_ID": "K"])
+        }
+        do {
+            _ = try LanyardConfiguration.load(environment: ["LANYARD_APPLE_TEAM_ID": "T", "LANYARD_APPLE_KEY_ID": "K",
+                                                            "LANYARD_APPLE_PRIVATE_KEY": "not a key"])
+            Issue.record("a key that is not PEM was accepted")
+        } catch {
+            #expect(error.variable == "LANYARD_APPLE_PRIVATE_KEY")
+        }
+        let pem = P256KeyForTests.pem
+        let configuration = try LanyardConfiguration.load(environment: ["LANYARD_APPLE_TEAM_ID": "T", "LANYARD_APPLE_KEY_ID": "K",
+                                                                        "LANYARD_APPLE_PRIVATE_KEY": pem])
+        #expect(configuration.applePrivateKey == pem)
+    }
+}
+
+enum P256KeyForTests {
+    static let pem = P256.Signing.PrivateKey().pemRepresentation
+}
