@@ -111,4 +111,28 @@ public struct TokenMinter: Sendable {
         let header: [String: String] = ["alg": "RS256", "kid": key.kid, "typ": "JWT"]
         return try RS256.sign(try CompactJWS.signingInput(header: header, claims: claims), key: key.privateKey)
     }
+
+    /// A server-to-server notification as Apple signs it: `{"iss", "aud", "iat", "jti", "events"}`, where `events`
+    /// is a JSON string holding `type`, `sub`, `event_time` and, for email events, `email` and `is_private_email`.
+    public func appleNotification(type: String, sub: String, aud: String? = nil, email: String? = nil,
+                                  jti: String? = nil, random: any RandomSource = SystemRandomSource()) throws -> String {
+        let now = clock.now()
+        var event: [String: JSONValue] = ["type": .string(type), "sub": .string(sub),
+                                          "event_time": .number(Double(now.unixMilliseconds))]
+        if let email {
+            event["email"] = .string(email)
+            event["is_private_email"] = .string("true")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let events = String(decoding: try encoder.encode(event), as: UTF8.self)
+        let claims: [String: JSONValue] = [
+            "iss": .string(EmulatedProvider.apple.issuer), "aud": .string(aud ?? EmulatedProvider.apple.defaultClientID),
+            "iat": .number(Double(now.unixSeconds)), "jti": .string(jti ?? random.hexString(byteCount: 12)),
+            "events": .string(events),
+        ]
+        let key = keys.key(for: .apple)
+        let header: [String: String] = ["alg": "RS256", "kid": key.kid]
+        return try RS256.sign(try CompactJWS.signingInput(header: header, claims: claims), key: key.privateKey)
+    }
 }

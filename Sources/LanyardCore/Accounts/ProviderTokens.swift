@@ -38,4 +38,18 @@ public struct ProviderTokens: Sendable {
             throw .providerUnavailable(provider.displayName)
         }
     }
+
+    /// The claims of a JWS `provider` signed for one of its configured clients (Apple's notifications).
+    public func verifySigned(_ token: String, provider: Provider) async throws(LanyardError) -> [String: JSONValue] {
+        guard let settings = settings[provider], !settings.clientIDs.isEmpty else {
+            throw .unsupportedProvider(provider.rawValue)
+        }
+        do {
+            return try await verifier.verifyProviderJWS(token, settings: settings)
+        } catch let error as ProviderTokenError {
+            throw .invalidProviderToken(reason: error.reason.rawValue)
+        } catch {
+            throw .providerUnavailable(provider.displayName)
+        }
+    }
 }

@@ -19,6 +19,8 @@ public enum AuditEvent: String, Sendable {
     case userUpdated = "user.updated"
     case userDisabled = "user.disabled"
     case userEnabled = "user.enabled"
+    /// Apple said the person revoked their consent (a server-to-server notification).
+    case identityRevoked = "identity.revoked"
 }
 
 public struct AuditLog: Sendable {

@@ -22,6 +22,7 @@ public struct WebhookOutbox: Sendable {
         case .userDeleted, .anonymousPurged: "user.deleted"
         case .identityLinked: "identity.linked"
         case .identityUnlinked: "identity.unlinked"
+        case .identityRevoked: "identity.revoked"
         case .accountMerged: "account.merged"
         case .refreshReuseDetected: "session.reuse_detected"
         case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated: nil

@@ -15,7 +15,32 @@ public struct IDTokenVerifier: Sendable {
     }
 
     public func verify(_ idToken: String, settings: ProviderSettings, nonce: String?) async throws -> VerifiedIdentity {
-        guard let jws = CompactJWS(idToken) else { throw ProviderTokenError(.malformed) }
+        let jws = try await verifiedSignature(idToken, settings: settings)
+        return try Self.checkClaims(jws.claims, settings: settings, nonce: nonce, now: clock.now())
+    }
+
+    /// The claims of another JWS the provider signs (Apple's server-to-server notifications): the same key and
+    /// algorithm rules, the issuer and an audience among the client IDs, not issued in the future.
+    public func verifyProviderJWS(_ token: String, settings: ProviderSettings) async throws -> [String: JSONValue] {
+        let claims = try await verifiedSignature(token, settings: settings).claims
+        guard let issuer = claims["iss"]?.stringValue, settings.provider.issuers.contains(issuer) else {
+            throw ProviderTokenError(.issuer)
+        }
+        let audiences: [String] = switch claims["aud"] {
+        case .string(let value): [value]
+        case .array(let values): values.compactMap(\.stringValue)
+        default: []
+        }
+        guard audiences.contains(where: settings.clientIDs.contains) else { throw ProviderTokenError(.audience) }
+        if let issuedAt = claims["iat"]?.numberValue, issuedAt > clock.now().timeIntervalSince1970 + Self.leeway {
+            throw ProviderTokenError(.notYetValid)
+        }
+        return claims
+    }
+
+    /// The token, once its RS256 signature by one of the provider's keys checks out.
+    private func verifiedSignature(_ token: String, settings: ProviderSettings) async throws -> CompactJWS {
+        guard let jws = CompactJWS(token) else { throw ProviderTokenError(.malformed) }
         // RS256 only: refuses `none`, HS256 (key confusion) and anything else before a key is even looked up.
         guard jws.algorithm == "RS256" else { throw ProviderTokenError(.algorithm) }
         guard let kid = jws.keyID else { throw ProviderTokenError(.unknownKey) }
@@ -26,7 +51,7 @@ public struct IDTokenVerifier: Sendable {
         guard RS256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey) else {
             throw ProviderTokenError(.signature)
         }
-        return try Self.checkClaims(jws.claims, settings: settings, nonce: nonce, now: clock.now())
+        return jws
     }
 
     /// The claim rules, separate from signature checking so they can be unit-tested on their own.

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import LanyardCore
@@ -10,6 +11,10 @@ struct AppleEmulatorRoutes {
     let apple: AppleAccountEmulator
     let team: AppleClientSecret
     let clock: any LanyardClock
+    let minter: TokenMinter
+    let client: HTTPClient
+    /// This server, which the emulator notifies as Apple would.
+    let serverURL: String
 
     func register(on router: Router<LanyardRequestContext>) {
         router.post("_emulator/apple/authorization-code") { request, _ in
@@ -33,6 +38,18 @@ struct AppleEmulatorRoutes {
         router.get("_emulator/apple/revocations") { _, _ in
             try JSONResponse.make(["revoked": apple.revoked])
         }
+        router.post("_emulator/apple/notify") { request, _ in
+            let body = try await JSONBody.decode(NotifyRequest.self, from: request)
+            let payload = try minter.appleNotification(type: body.type, sub: body.sub, aud: body.aud, email: body.email,
+                                                       jti: body.jti)
+            var delivery = HTTPClientRequest(url: serverURL + "/v1/providers/apple/notifications")
+            delivery.method = .POST
+            delivery.headers.add(name: "Content-Type", value: "application/json")
+            delivery.body = .bytes(ByteBuffer(bytes: JSONWriter.write(NotificationPayload(payload: payload))))
+            let answer = try await client.execute(delivery, timeout: .seconds(10))
+            let text = String(buffer: try await answer.body.collect(upTo: 64 * 1024))
+            return try JSONResponse.make(NotifyAnswer(status: Int(answer.status.code), answer: text, payload: payload))
+        }
     }
 
     /// An ES256 JWT by this server's team key: `kid`, `iss` the team, `sub` the client, `aud` Apple, not expired.
@@ -51,6 +68,33 @@ struct AppleEmulatorRoutes {
             sub = try fields.string("sub")
             aud = try fields.optionalString("aud")
         }
+    }
+
+    struct NotifyRequest: RequestBody {
+        let type: String, sub: String, aud: String?, email: String?, jti: String?
+        init(_ fields: BodyFields) throws {
+            type = try fields.string("type")
+            sub = try fields.string("sub")
+            aud = try fields.optionalString("aud")
+            email = try fields.optionalString("email")
+            jti = try fields.optionalString("jti")
+        }
+    }
+
+    struct NotificationPayload: JSONWritable {
+        let payload: String
+        func write(to writer: inout JSONWriter) {
+            writer.object { json in
+                json.key("payload"); json.string(payload)
+            }
+        }
+    }
+
+    /// What this server answered Apple's notification, and the signed payload (to replay it, say).
+    struct NotifyAnswer: Encodable {
+        let status: Int
+        let answer: String
+        let payload: String
     }
 
     struct TokenAnswer: Encodable {

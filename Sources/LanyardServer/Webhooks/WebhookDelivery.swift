@@ -62,7 +62,8 @@ struct WebhookDelivery: Service {
         let (status, retryAfter, failure) = await send(event, at: sentAt)
         metrics.recordWebhookAttempt(duration: ContinuousClock.now - start)
         let delivered = status.map { (200..<300).contains($0) } ?? false
-        let retryAt = delivered ? nil : WebhookSchedule.nextAttempt(after: event.attempts + 1, at: clock.now(),
+        // Counted from when the attempt was made, however long recording it takes.
+        let retryAt = delivered ? nil : WebhookSchedule.nextAttempt(after: event.attempts + 1, at: sentAt,
                                                                    retryAfter: retryAfter, jitter: random.unitInterval())
         metrics.recordWebhookOutcome(delivered ? "delivered" : (retryAt == nil ? "failed" : "retry"))
         if !delivered {

@@ -15,6 +15,7 @@ extension LanyardRuntime {
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
+        ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         if let adminKey = configuration.adminKey {
@@ -27,7 +28,8 @@ extension LanyardRuntime {
         if let minter {
             EmulatorRoutes(minter: minter).register(on: router)
             if let appleEmulator, let apple {
-                AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock).register(on: router)
+                AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock, minter: minter,
+                                    client: httpClient, serverURL: Self.localBaseURL(configuration)).register(on: router)
             }
         }
         return router

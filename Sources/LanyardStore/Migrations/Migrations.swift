@@ -183,6 +183,16 @@ public enum Migrations {
             """,
             "CREATE INDEX apple_revocations_due ON apple_revocations (status, next_attempt_at)",
         ]),
+        Migration(version: 8, name: "Apple server-to-server notifications", statements: [
+            "CREATE TABLE apple_notifications (jti TEXT PRIMARY KEY, type TEXT NOT NULL, received_at {int} NOT NULL)",
+            """
+            CREATE TABLE apple_identity_state (
+                identity_id TEXT PRIMARY KEY REFERENCES identities (id) ON DELETE CASCADE,
+                consent_revoked_at {int},
+                email_forwarding TEXT
+            )
+            """,
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

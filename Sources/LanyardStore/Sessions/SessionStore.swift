@@ -125,4 +125,13 @@ public struct SessionStore: Sendable {
             WHERE user_id = $1 AND revoked_at IS NULL AND id <> $4 RETURNING id
             """, [.text(userID), .date(date), .text(reason), .text(kept ?? "")]).map { try $0.string("id") }
     }
+
+    /// Revokes the account's active sessions opened with `method` (`apple`, say); returns the ids revoked.
+    @discardableResult
+    public func revokeAll(userID: String, method: String, reason: String, at date: Date) async throws -> [String] {
+        try await connection.query("""
+            UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+            WHERE user_id = $1 AND amr = $4 AND revoked_at IS NULL RETURNING id
+            """, [.text(userID), .date(date), .text(reason), .text(method)]).map { try $0.string("id") }
+    }
 }

@@ -18,8 +18,7 @@ import Testing
         let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
         defer { Task { await cleanup() } }
         let clock = ManualClock(Date())
-        guard let running = try await RunningServer.start(databaseURL: databaseURL, port: try freeLoopbackPort(), clock: clock)
-        else { throw TestSetupError("the server did not start") }
+        let running = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock)
         let server = TestServer(running, clock: clock)
         let ada = try await server.signIn(.apple, sub: "ada-sub", email: "ada@example.com")
         _ = try await server.signIn(.google, sub: "grace", email: "grace@example.com")

@@ -20,11 +20,7 @@ import Testing
         var running: [RunningServer] = []
         do {
             for _ in 0..<2 {
-                guard let instance = try await RunningServer.start(databaseURL: url, port: try freeLoopbackPort(), clock: clock,
-                                                                   configure: configure) else {
-                    throw TestSetupError("an instance did not start")
-                }
-                running.append(instance)
+                running.append(try await RunningServer.startOnFreePort(databaseURL: url, clock: clock, configure: configure))
             }
             try await body(TestServer(running[0], clock: clock), TestServer(running[1], clock: clock))
         } catch {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LanyardServer
 import LanyardSupport
 import Testing
 
@@ -14,6 +15,16 @@ import Testing
             configuration.webhookURL = receiver.url
             configuration.webhookSecret = secret
             configuration.outboxPollInterval = 0.05
+        }
+    }
+
+    /// Waits (up to 5 s) until the outbox has recorded `count` attempts in all: the receiver sees an attempt just
+    /// before the worker records it, and moving the clock in between would schedule the retry from the moved time.
+    static func waitForRecordedAttempts(_ count: Int, in runtime: LanyardRuntime) async throws {
+        for _ in 0..<100 {
+            let rows = try await runtime.database.read { try await $0.query("SELECT sum(attempts) AS n FROM webhook_events", []) }
+            if (try? rows.first?.integer("n")) ?? 0 >= Int64(count) { return }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -63,7 +74,8 @@ import Testing
             #expect(try await receiver.waitFor(1).count == 1)
             // The retries come on the schedule: 5 s, then 5 min, then 30 min (±10%).
             for (wait, count) in [(6.0, 2), (331.0, 3), (1981.0, 4)] {
-                try await Task.sleep(for: .milliseconds(300))
+                try await Self.waitForRecordedAttempts(count - 1, in: server.runtime)
+                try await Task.sleep(for: .milliseconds(200))
                 #expect(receiver.deliveries.count == count - 1, "no attempt before it is due")
                 server.clock.advance(by: wait)
                 #expect(try await receiver.waitFor(count).count == count)
@@ -84,20 +96,15 @@ import Testing
         receiver.answer([500])
         let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
         let clock = ManualClock(Date())
-        let port = try freeLoopbackPort()
-        guard let first = try await RunningServer.start(databaseURL: databaseURL, port: port, clock: clock,
-                                                        configure: Self.configure(receiver)) else {
-            throw TestSetupError("the server did not start")
-        }
+        let first = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock,
+                                                            configure: Self.configure(receiver))
         _ = try await TestServer(first, clock: clock).signIn(.apple, sub: "ada")
         #expect(try await receiver.waitFor(1).count == 1)
         await first.stop()
 
         clock.advance(by: 6)
-        guard let second = try await RunningServer.start(databaseURL: databaseURL, port: port, clock: clock,
-                                                         configure: Self.configure(receiver)) else {
-            throw TestSetupError("the server did not start again")
-        }
+        let second = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock,
+                                                             configure: Self.configure(receiver))
         let deliveries = try await receiver.waitFor(2)
         #expect(deliveries.count == 2)
         #expect(deliveries.first?.id == deliveries.last?.id)
@@ -126,14 +133,12 @@ import Testing
         receiver.answer(Array(repeating: 500, count: 10))
         let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
         let clock = ManualClock(Date())
-        guard let running = try await RunningServer.start(databaseURL: databaseURL, port: try freeLoopbackPort(),
-                                                          clock: clock, configure: Self.configure(receiver)) else {
-            throw TestSetupError("the server did not start")
-        }
+        let running = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock,
+                                                              configure: Self.configure(receiver))
         _ = try await TestServer(running, clock: clock).signIn(.google, sub: "g")
         for attempt in 1...10 {
             #expect(try await receiver.waitFor(attempt).count == attempt)
-            try await Task.sleep(for: .milliseconds(100))
+            try await Self.waitForRecordedAttempts(attempt, in: running.runtime)
             clock.advance(by: 86_400 * 1.2)
         }
         let (_, failed) = try await AdminCommandTests.run(["webhooks", "list", "--failed", "--json"], databaseURL: databaseURL)

@@ -52,6 +52,18 @@ struct RunningServer: Sendable {
                              task: task)
     }
 
+    /// Starts on a free port, trying another when a parallel test took the one picked first (5 tries).
+    static func startOnFreePort(databaseURL: String, clock: ManualClock,
+                                configure: (inout LanyardConfiguration) -> Void = { _ in }) async throws -> RunningServer {
+        for _ in 1...5 {
+            if let server = try await start(databaseURL: databaseURL, port: try freeLoopbackPort(), clock: clock,
+                                            configure: configure) {
+                return server
+            }
+        }
+        throw TestSetupError("the server did not start on any of 5 ports")
+    }
+
     func stop() async {
         await group.triggerGracefulShutdown()
         await task.value
