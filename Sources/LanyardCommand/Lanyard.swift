@@ -138,6 +138,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         @Option(help: "Audience; defaults to the emulator's client ID") var aud: String?
         @Option(help: "Full name (Google tokens carry it)") var name: String?
         @Option(help: "Lifetime in seconds") var expiresIn: Int = 600
+        @Flag(help: "Apple: also print an authorization code (single use, five minutes), on a second line")
+        var authorizationCode = false
 
         func run() async throws {
             guard let emulated = EmulatedProvider(rawValue: provider) else {
@@ -148,6 +150,11 @@ struct EmulatorCommand: AsyncParsableCommand {
             let minter = TokenMinter(keys: keys, clock: SystemClock())
             print(try minter.mint(emulated, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
                                                         expiresIn: expiresIn)))
+            if authorizationCode {
+                guard emulated == .apple else { throw ValidationError("--authorization-code is Apple's") }
+                print(AppleAccountEmulator.mintCode(keys: keys, clientID: aud ?? emulated.defaultClientID, subject: sub,
+                                                    now: Date()))
+            }
         }
     }
 }

@@ -1,45 +1,59 @@
+import Crypto
 import Foundation
 import LanyardSupport
 import Synchronization
 
 /// Apple's side of the account lifecycle, played by the emulator: authorization codes (single use, five minutes),
 /// the refresh tokens they are redeemed for, and the revocations received (with a switch that makes the next ones
-/// fail, for tests of retries).
+/// fail, for tests of retries). Codes carry their client, subject and expiry under an HMAC keyed by the emulator's
+/// Apple key, so `lanyard emulator mint --authorization-code` makes them offline, like its ID tokens.
 public final class AppleAccountEmulator: Sendable {
-    struct Code { let clientID: String; let subject: String; let expires: Date }
+    struct Code: Codable { let aud: String; let sub: String; let exp: Int64 }
     struct State {
-        var codes: [String: Code] = [:]
+        var used: Set<String> = []
         var issued: Set<String> = []
         var revoked: [String] = []
         var failingRevocations = 0
     }
 
     private let state = Mutex(State())
+    private let keys: EmulatorKeys
     private let random: any RandomSource
     private let clock: any LanyardClock
 
-    public init(random: any RandomSource = SystemRandomSource(), clock: any LanyardClock) {
+    public init(keys: EmulatorKeys, random: any RandomSource = SystemRandomSource(), clock: any LanyardClock) {
+        self.keys = keys
         self.random = random
         self.clock = clock
     }
 
-    /// A code as Apple returns it beside an identity token.
-    public func mintCode(clientID: String, subject: String) -> String {
-        let code = "c" + random.hexString(byteCount: 16)
-        state.withLock { $0.codes[code] = Code(clientID: clientID, subject: subject, expires: clock.now() + 300) }
-        return code
+    /// A code as Apple returns it beside an identity token, valid five minutes from `now`.
+    public static func mintCode(keys: EmulatorKeys, clientID: String, subject: String, now: Date) -> String {
+        let payload = Base64URL.encode((try? JSONEncoder().encode(Code(aud: clientID, sub: subject, exp: now.unixSeconds + 300))) ?? Data())
+        return "c." + payload + "." + mac(payload, keys: keys)
     }
 
-    /// Redeems a code for a new refresh token; nil when the code is unknown, used, expired or another client's.
+    public func mintCode(clientID: String, subject: String) -> String {
+        Self.mintCode(keys: keys, clientID: clientID, subject: subject, now: clock.now())
+    }
+
+    /// Redeems a code for a new refresh token; nil when the code is forged, used, expired or another client's.
     public func redeem(code: String, clientID: String) -> String? {
-        let now = clock.now()
+        let parts = code.split(separator: ".").map(String.init)
+        guard parts.count == 3, parts[0] == "c", Self.mac(parts[1], keys: keys) == parts[2],
+              let bytes = Base64URL.decode(parts[1]), let issued = try? JSONDecoder().decode(Code.self, from: Data(bytes)),
+              issued.aud == clientID, issued.exp > clock.now().unixSeconds else { return nil }
         return state.withLock { state in
-            guard let issued = state.codes.removeValue(forKey: code), issued.clientID == clientID, issued.expires > now
-            else { return nil }
+            guard state.used.insert(code).inserted else { return nil }
             let token = "r" + random.hexString(byteCount: 24)
             state.issued.insert(token)
             return token
         }
+    }
+
+    private static func mac(_ payload: String, keys: EmulatorKeys) -> String {
+        let key = SymmetricKey(data: SHA256.hash(data: Data(keys.apple.privateKey.pemRepresentation.utf8)))
+        return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)))
     }
 
     /// Records a revocation; false while told to fail.

@@ -42,9 +42,11 @@ public struct LanyardRuntime: Sendable {
         let keyRing = try await SigningKeyRing.load(database: database, masterKey: masterKey, clock: clock, random: random,
                                                     accessTokenTTL: configuration.accessTokenTTL)
         var minter: TokenMinter?
+        var appleEmulator: AppleAccountEmulator?
         if configuration.devMode {
-            minter = TokenMinter(keys: try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random),
-                                 clock: clock)
+            let keys = try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random)
+            minter = TokenMinter(keys: keys, clock: clock)
+            appleEmulator = AppleAccountEmulator(keys: keys, random: random, clock: clock)
         }
         // A client of its own: provider key fetches never queue behind other traffic in a shared pool.
         let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
@@ -62,7 +64,7 @@ public struct LanyardRuntime: Sendable {
                                        httpClient: httpClient, random: random)
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, metrics: ServerMetrics(), apple: apple,
-                              appleEmulator: configuration.devMode ? AppleAccountEmulator(random: random, clock: clock) : nil,
+                              appleEmulator: appleEmulator,
                               httpClient: httpClient, logger: logger)
     }
 

@@ -98,6 +98,21 @@ import Testing
         }
     }
 
+    /// `lanyard emulator mint --authorization-code` makes a code offline that a dev server on the same data
+    /// directory redeems.
+    @Test func theCommandMintsACodeTheServerRedeems() async throws {
+        try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
+            let (status, output) = try await AdminCommandTests.run(
+                ["emulator", "mint", "--provider", "apple", "--sub", "cli-ada", "--authorization-code"], databaseURL: "sqlite::memory:")
+            #expect(status == 0)
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2)
+            let answer = try await server.post("/v1/auth/signin/apple", ["id_token": lines[0], "authorization_code": lines[1]])
+            #expect(answer.status == 200)
+            #expect(try await Self.eventually { try await Self.storedTokens(server) == 1 })
+        }
+    }
+
     @Test func appleRefusesAClientSecretNotSignedByTheTeamKey() async throws {
         try await TestServer.with(.sqlite) { server in
             let forged = try ES256.sign("eyJhbGciOiJFUzI1NiIsImtpZCI6IkRFVktFWTAwMDEifQ.eyJzdWIiOiJkZXYubGFueWFyZC5lbXVsYXRvciJ9",

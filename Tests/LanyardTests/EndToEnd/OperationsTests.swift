@@ -84,6 +84,9 @@ import LanyardSupport
                 ("/v1/admin/users/{id}", "delete"), ("/v1/admin/users/{id}/signout", "post"),
                 ("/v1/admin/users/{id}/sessions/{session_id}", "delete"), ("/v1/admin/audit", "get"),
                 ("/v1/admin/stats", "get"), ("/admin", "get"),
+                ("/v1/providers/apple/notifications", "post"), ("/_emulator/apple/authorization-code", "post"),
+                ("/_emulator/apple/auth/token", "post"), ("/_emulator/apple/auth/revoke", "post"),
+                ("/_emulator/apple/revocations", "get"), ("/_emulator/apple/notify", "post"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")
