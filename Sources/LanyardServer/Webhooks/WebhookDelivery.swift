@@ -14,9 +14,8 @@ import ServiceLifecycle
 /// retried on `WebhookSchedule`, honouring `Retry-After`, then failed. Runs beside the API and never in a
 /// request: a slow or failing receiver slows no API call.
 struct WebhookDelivery: Service {
-    static let attemptTimeout: TimeAmount = .seconds(15)
     /// Longer than an attempt, so a lease never ends while its attempt can still succeed.
-    static let lease: TimeInterval = 30
+    var lease: TimeInterval { max(30, attemptTimeout * 2) }
     static let batchSize = 16
 
     let url: String
@@ -26,6 +25,8 @@ struct WebhookDelivery: Service {
     let clock: any LanyardClock
     let random: any RandomSource
     let pollInterval: Duration
+    /// How long a receiver has to answer (`LanyardConfiguration.webhookTimeout`).
+    let attemptTimeout: TimeInterval
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -47,7 +48,7 @@ struct WebhookDelivery: Service {
     func deliverDue() async throws {
         let now = clock.now()
         let due = try await database.transaction { connection in
-            try await WebhookStore(connection).claimDue(now: now, leaseEnd: now.addingTimeInterval(Self.lease),
+            try await WebhookStore(connection).claimDue(now: now, leaseEnd: now.addingTimeInterval(lease),
                                                         limit: Self.batchSize)
         }
         await withTaskGroup(of: Void.self) { group in
@@ -98,7 +99,7 @@ struct WebhookDelivery: Service {
         request.headers.add(name: "webhook-signature", value: signature)
         request.body = .bytes(ByteBuffer(string: event.payload))
         do {
-            let response = try await client.execute(request, timeout: Self.attemptTimeout)
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(attemptTimeout * 1000)))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap { TimeInterval($0) }
             return (Int(response.status.code), retryAfter, nil)

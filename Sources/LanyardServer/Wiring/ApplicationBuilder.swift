@@ -56,7 +56,7 @@ extension LanyardRuntime {
             services.append(WebhookDelivery(url: url, secret: secret, database: database, client: httpClient,
                                             clock: dependencies.clock, random: dependencies.random,
                                             pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
-                                            metrics: metrics, logger: logger))
+                                            attemptTimeout: configuration.webhookTimeout, metrics: metrics, logger: logger))
         }
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),

@@ -35,6 +35,8 @@ public struct LanyardConfiguration: Sendable {
     public var trustedProxies: [CIDR] = []
     public var webhookURL: String?
     public var webhookSecret: String?
+    /// How long a webhook receiver has to answer an attempt (DESIGN section 7: 15 s).
+    public var webhookTimeout: TimeInterval = 15
     /// How often each instance looks for webhook deliveries and Apple revocations that are due.
     public var outboxPollInterval: TimeInterval = 1
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
@@ -142,6 +144,7 @@ public struct LanyardConfiguration: Sendable {
                                      problem: "is required with LANYARD_WEBHOOK_URL (deliveries are signed with it)")
         }
         try loadAppleLifecycle(reader, into: &config)
+        config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
         config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
         config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory

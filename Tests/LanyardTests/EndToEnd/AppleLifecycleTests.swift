@@ -79,6 +79,23 @@ import Testing
         }
     }
 
+    @Test func codesSentWithLinkAndReauthenticationAreRedeemedToo() async throws {
+        try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
+            let grace = try await server.signIn(.google, sub: "grace")
+            let code = try await server.post("/_emulator/apple/authorization-code", ["sub": "grace-apple"]).json["code"] as? String ?? ""
+            #expect(try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "grace-apple"),
+                                                                 "authorization_code": code], bearer: grace.accessToken).status == 200)
+            #expect(try await Self.eventually { try await Self.storedTokens(server) == 1 })
+            let next = try await server.post("/_emulator/apple/authorization-code", ["sub": "grace-apple"]).json["code"] as? String ?? ""
+            let reauthenticated = try await server.post("/v1/auth/reauthenticate/apple",
+                                                        ["id_token": try server.idToken(.apple, sub: "grace-apple"),
+                                                         "authorization_code": next], bearer: grace.accessToken)
+            #expect(reauthenticated.status == 200)
+            #expect(try await Self.eventually { (server.runtime.appleEmulator?.issued.count ?? 0) == 2 })
+            #expect(try await Self.storedTokens(server) == 1, "the identity keeps its newest token")
+        }
+    }
+
     @Test func aCodeThatCannotBeRedeemedNeverFailsTheSignIn() async throws {
         try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
             let session = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": "not-a-code"])

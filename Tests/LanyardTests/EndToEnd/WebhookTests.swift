@@ -91,6 +91,34 @@ import Testing
         await receiver.stop()
     }
 
+    /// A receiver that does not answer fails the attempt at the timeout (here 0.5 s, 15 s by default) and holds
+    /// no worker: the retry comes on the schedule, and API requests meanwhile are answered as usual.
+    @Test func aReceiverThatDoesNotAnswerFailsTheAttemptAtTheTimeout() async throws {
+        let receiver = try await WebhookReceiver()
+        receiver.answer([0])
+        try await TestServer.with(.sqlite, configure: {
+            Self.configure(receiver)(&$0)
+            $0.webhookTimeout = 0.5
+        }) { server in
+            _ = try await server.signIn(.google, sub: "g")
+            #expect(try await receiver.waitFor(1).count == 1)
+            let started = ContinuousClock.now
+            try await Self.waitForRecordedAttempts(1, in: server.runtime)
+            #expect(ContinuousClock.now - started < .seconds(4), "the attempt was given up at its timeout")
+            let recorded = try await server.runtime.database.read {
+                try await $0.query("SELECT status, last_error FROM webhook_events", [])
+            }
+            #expect(try recorded.first?.string("status") == "pending")
+            #expect(try recorded.first?.optionalString("last_error")?.isEmpty == false)
+            #expect(try await server.signIn(.apple, sub: "meanwhile").accessToken.isEmpty == false)
+            server.clock.advance(by: 6)
+            let deliveries = try await receiver.waitFor(3)
+            #expect(deliveries.count == 3)  // the retry of the first event, then the second's
+            #expect(deliveries[1].id == deliveries[0].id)
+        }
+        await receiver.stop()
+    }
+
     @Test func aRestartBetweenAttemptsLosesNothing() async throws {
         let receiver = try await WebhookReceiver()
         receiver.answer([500])

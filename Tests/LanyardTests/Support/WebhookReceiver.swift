@@ -17,7 +17,7 @@ final class WebhookReceiver: Sendable {
 
     private final class State: Sendable {
         let deliveries = Mutex<[Delivery]>([])
-        /// Statuses to answer, first first; 200 once they are used up.
+        /// Statuses to answer, first first; 200 once they are used up. 0 means: do not answer (for up to 5 s).
         let answers = Mutex<[Int]>([])
     }
 
@@ -45,6 +45,10 @@ final class WebhookReceiver: Sendable {
                                    body: String(buffer: body)))
             }
             let status = state.answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
+            if status == 0 {
+                try? await Task.sleep(for: .seconds(5))
+                return Response(status: .ok)
+            }
             return Response(status: .init(code: status))
         }
         application = try await LocalApplication(router: router, port: port, label: "the webhook receiver")
