@@ -8,7 +8,8 @@ import Synchronization
 /// fail, for tests of retries). Codes carry their client, subject and expiry under an HMAC keyed by the emulator's
 /// Apple key, so `lanyard emulator mint --authorization-code` makes them offline, like its ID tokens.
 public final class AppleAccountEmulator: Sendable {
-    struct Code: Codable { let aud: String; let sub: String; let exp: Int64 }
+    /// `jti` makes each code unique, also two for one person within a second.
+    struct Code: Codable { let aud: String; let sub: String; let exp: Int64; let jti: String }
     struct State {
         var used: Set<String> = []
         var issued: Set<String> = []
@@ -28,13 +29,15 @@ public final class AppleAccountEmulator: Sendable {
     }
 
     /// A code as Apple returns it beside an identity token, valid five minutes from `now`.
-    public static func mintCode(keys: EmulatorKeys, clientID: String, subject: String, now: Date) -> String {
-        let payload = Base64URL.encode((try? JSONEncoder().encode(Code(aud: clientID, sub: subject, exp: now.unixSeconds + 300))) ?? Data())
+    public static func mintCode(keys: EmulatorKeys, clientID: String, subject: String, now: Date,
+                                random: any RandomSource = SystemRandomSource()) -> String {
+        let code = Code(aud: clientID, sub: subject, exp: now.unixSeconds + 300, jti: random.hexString(byteCount: 12))
+        let payload = Base64URL.encode((try? JSONEncoder().encode(code)) ?? Data())
         return "c." + payload + "." + mac(payload, keys: keys)
     }
 
     public func mintCode(clientID: String, subject: String) -> String {
-        Self.mintCode(keys: keys, clientID: clientID, subject: subject, now: clock.now())
+        Self.mintCode(keys: keys, clientID: clientID, subject: subject, now: clock.now(), random: random)
     }
 
     /// Redeems a code for a new refresh token; nil when the code is forged, used, expired or another client's.

@@ -6,10 +6,10 @@ import Testing
 @Suite struct AdminCommandTests {
     /// Runs `lanyard` to completion on the database at `url`; its status and standard output.
     static func run(_ arguments: [String], databaseURL: String) async throws -> (Int32, String) {
-        let (process, output, _) = try CommandTests.launch(arguments, environment: [
+        let process = try CommandTests.launch(arguments, environment: [
             "LANYARD_DATABASE_URL": databaseURL, "LANYARD_DATA_DIR": TestServer.sharedDataDirectory,
             "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(), "LANYARD_LOG_LEVEL": "error"])
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self)
         #expect(await CommandTests.waitForExit(process, seconds: 30))
         return (process.terminationStatus, text)
     }

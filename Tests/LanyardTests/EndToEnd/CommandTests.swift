@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
 import Testing
 
 /// The `lanyard` command as an operator runs it: a separate process, real signals.
@@ -10,21 +9,10 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lanyard")
     }
 
-    static func launch(_ arguments: [String], environment: [String: String]) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        // Foundation's Process.run on Linux is not safe to call from two threads at once (it crashed copying
-        // its arguments while another test launched): one launch at a time.
-        try launches.withLock { _ in try process.run() }
-        return (process, output, errors)
+    static func launch(_ arguments: [String], environment: [String: String]) throws -> ChildProcess {
+        try ChildProcess(executable: executable.path, arguments: arguments,
+                         environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
     }
-
-    private static let launches = Mutex(())
 
     /// Polls `/healthz` for up to ten seconds.
     static func waitUntilHealthy(port: Int) async throws -> Bool {
@@ -38,7 +26,7 @@ import Testing
         return false
     }
 
-    static func waitForExit(_ process: Process, seconds: Double) async -> Bool {
+    static func waitForExit(_ process: ChildProcess, seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
         return !process.isRunning
@@ -55,9 +43,9 @@ import Testing
         var environment = ["LANYARD_DATA_DIR": directory, "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite",
                            "LANYARD_MASTER_KEY": Data(repeating: 3, count: 32).base64EncodedString()]
         environment[variable] = value
-        let (process, _, errors) = try Self.launch(["serve"], environment: environment)
+        let process = try Self.launch(["serve"], environment: environment)
         #expect(await Self.waitForExit(process, seconds: 20))
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 1)
         let lines = message.split(separator: "\n")
         #expect(lines.count == 1, "\(message)")
@@ -73,20 +61,20 @@ import Testing
                            "LANYARD_MASTER_KEY": Data(repeating: 3, count: 32).base64EncodedString(),
                            "LANYARD_PORT": String(port), "LANYARD_LOG_LEVEL": "error"]
         // The first start stores its signing key; it answers only once the key is in the database.
-        let (first, _, _) = try Self.launch(["serve"], environment: environment)
+        let first = try Self.launch(["serve"], environment: environment)
         #expect(try await Self.waitUntilHealthy(port: port))
         first.terminate()
         #expect(await Self.waitForExit(first, seconds: 10))
 
         environment["LANYARD_MASTER_KEY"] = Data(repeating: 4, count: 32).base64EncodedString()
-        let (second, _, errors) = try Self.launch(["serve"], environment: environment)
+        let second = try Self.launch(["serve"], environment: environment)
         let exited = await Self.waitForExit(second, seconds: 20)
         #expect(exited)
         if !exited {
             second.terminate()
             _ = await Self.waitForExit(second, seconds: 10)
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(decoding: second.standardError.readDataToEndOfFile(), as: UTF8.self)
         #expect(second.terminationStatus == 1)
         #expect(message.split(separator: "\n").count == 1, "\(message)")
         #expect(message.hasPrefix("lanyard: LANYARD_MASTER_KEY"), "\(message)")
@@ -96,7 +84,7 @@ import Testing
     @Test func theServerStopsGracefullyOnSIGTERM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
         let port = try freeLoopbackPort()
-        let (process, _, _) = try Self.launch(["dev"], environment: [
+        let process = try Self.launch(["dev"], environment: [
             "LANYARD_PORT": String(port), "LANYARD_DATA_DIR": directory,
             "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite", "LANYARD_LOG_LEVEL": "error",
         ])
@@ -106,7 +94,7 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         process.terminate()  // SIGTERM
         #expect(await Self.waitForExit(process, seconds: 10))
-        #expect(process.terminationReason == .exit)
+        #expect(process.exitedNormally)
         #expect(process.terminationStatus == 0)
     }
 }
