@@ -10,15 +10,8 @@ struct AppleRevocations: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await lifecycle.revokeDue()
-                } catch {
-                    logger.warning("could not send Apple revocations", metadata: ["error": "\(String(describing: type(of: error)))"])
-                }
-                try await Task.sleep(for: pollInterval)
-            }
+        await repeatUntilShutdown(every: pollInterval, logger: logger, failure: "could not send Apple revocations") {
+            try await lifecycle.revokeDue()
         }
     }
 }

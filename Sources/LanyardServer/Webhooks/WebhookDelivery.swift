@@ -31,16 +31,8 @@ struct WebhookDelivery: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await deliverDue()
-                } catch {
-                    logger.warning("webhook delivery could not read the outbox",
-                                   metadata: ["error": "\(String(describing: type(of: error)))"])
-                }
-                try await Task.sleep(for: pollInterval)
-            }
+        await repeatUntilShutdown(every: pollInterval, logger: logger, failure: "webhook delivery could not read the outbox") {
+            try await deliverDue()
         }
     }
 

@@ -15,16 +15,8 @@ struct SigningKeyRefresher: Service {
     }
 
     func run() async throws {
-        // Ends at once on graceful shutdown (a sleep would otherwise hold the shutdown for up to an interval).
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: interval)
-                do {
-                    try await keyRing.reload()
-                } catch {
-                    logger.warning("could not read the signing keys", metadata: ["error": "\(String(describing: type(of: error)))"])
-                }
-            }
+        await repeatUntilShutdown(every: interval, logger: logger, failure: "could not read the signing keys") {
+            try await keyRing.reload()
         }
     }
 }
