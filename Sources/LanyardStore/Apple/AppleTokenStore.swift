@@ -53,12 +53,11 @@ public struct AppleTokenStore: Sendable {
 
     /// Leases up to `limit` revocations due at `now` (PostgreSQL skips rows another instance is claiming).
     public func claimDue(now: Date, leaseEnd: Date, limit: Int) async throws -> [AppleRevocationRecord] {
-        let skipLocked = connection.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        return try await connection.query("""
+        try await connection.query("""
             UPDATE apple_revocations SET locked_until = $2 WHERE id IN (
                 SELECT id FROM apple_revocations
                 WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-                ORDER BY id LIMIT $3\(skipLocked))
+                ORDER BY id LIMIT $3\(connection.dialect.forUpdateSkipLocked))
             RETURNING *
             """, [.date(now), .date(leaseEnd), .integer(Int64(limit))]).map(AppleRevocationRecord.init(row:))
     }

@@ -21,6 +21,15 @@ public enum SQLDialect: Sendable {
         }
     }
 
+    /// Locks the rows a worker claims and passes over those another instance is claiming (outboxes); SQLite's
+    /// serialized writes need none.
+    public var forUpdateSkipLocked: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " FOR UPDATE SKIP LOCKED"
+        }
+    }
+
     /// Locks only `table`'s rows of a join (PostgreSQL refuses to lock the nullable side of an outer join).
     public func forUpdate(of table: String) -> String {
         switch self {

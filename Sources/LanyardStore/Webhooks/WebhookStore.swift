@@ -58,14 +58,13 @@ public struct WebhookStore: Sendable {
     /// Leases up to `limit` events due at `now` until `leaseEnd`: each the oldest pending event of its account, and
     /// none leased by another worker (PostgreSQL skips rows another instance is claiming).
     public func claimDue(now: Date, leaseEnd: Date, limit: Int) async throws -> [WebhookEventRecord] {
-        let skipLocked = connection.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        return try await connection.query("""
+        try await connection.query("""
             UPDATE webhook_events SET locked_until = $2 WHERE id IN (
                 SELECT e.id FROM webhook_events e
                 WHERE e.status = 'pending' AND e.next_attempt_at <= $1 AND (e.locked_until IS NULL OR e.locked_until <= $1)
                 AND NOT EXISTS (SELECT 1 FROM webhook_events p
                                 WHERE p.user_id = e.user_id AND p.id < e.id AND p.status = 'pending')
-                ORDER BY e.id LIMIT $3\(skipLocked))
+                ORDER BY e.id LIMIT $3\(connection.dialect.forUpdateSkipLocked))
             RETURNING *
             """, [.date(now), .date(leaseEnd), .integer(Int64(limit))]).map(WebhookEventRecord.init(row:))
             .sorted { $0.id < $1.id }
