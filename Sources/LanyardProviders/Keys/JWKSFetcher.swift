@@ -26,7 +26,7 @@ public struct HTTPJWKSFetcher: JWKSFetching {
 
     /// - Parameter timeout: for the whole fetch; under the 5 s within which a sign-in without usable keys must
     ///   answer `PROVIDER_UNAVAILABLE`.
-    public init(client: HTTPClient, timeout: TimeAmount = .seconds(3)) {
+    public init(client: HTTPClient, timeout: TimeAmount = .seconds(2)) {
         self.client = client
         self.timeout = timeout
     }

@@ -22,15 +22,14 @@ import Testing
 
     @Test func cachedKeysKeepSignInWorkingWhileTheEndpointHangsOrAnswersGarbage() async throws {
         let fake = try await FakeKeyServer(keys: TestServer.sharedKeys)
-        try await TestServer.with(.sqlite, configure: Self.configure(fake)) { server in
+        try await TestServer.with(.sqlite, configure: Self.configure(fake)) { server async throws in
             #expect(try await Self.timedSignIn(server, sub: "a").0.status == 200)
             for mode in [FakeKeyServer.Mode.hanging, .garbage, .failing] {
                 fake.set(mode)
                 server.clock.advance(by: 31)  // past the keys' max-age and the stale-refetch interval
-                let (answer, took) = try await Self.timedSignIn(server, sub: "a")
-                #expect(answer.status == 200, "\(mode)")
-                // Not waiting for the refetch, which a hanging endpoint holds until its 3 s deadline.
-                #expect(took < .seconds(3), "\(mode): \(took)")
+                // (That the answer does not wait for the refetch is shown without timing, in
+                // `JWKSCacheTests.aStaleKeyIsAnsweredWithoutWaitingForItsRefetch`.)
+                #expect(try await Self.timedSignIn(server, sub: "a").0.status == 200, "\(mode)")
             }
             // The endpoint was asked again in the background (a hanging fetch is still one until its timeout).
             #expect(fake.fetchCount >= 2)

@@ -130,6 +130,22 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
         #expect(fetcher.fetches == 2)
     }
 
+    /// A stale key is answered while its refetch is still under way (however long the provider takes): the
+    /// answer comes back with the second fetch blocked, not after it.
+    @Test func aStaleKeyIsAnsweredWithoutWaitingForItsRefetch() async throws {
+        let clock = ManualClock()
+        let fetcher = GatedFetcher(keys: keySet(["a"]))
+        let cache = JWKSCache(fetcher: fetcher, clock: clock)
+        _ = try await cache.key(id: "a", url: url, provider: .apple)
+        clock.advance(by: 3601)
+        let key = try await cache.key(id: "a", url: url, provider: .apple)
+        #expect(key.kid == "a")
+        for _ in 0..<100 where fetcher.started < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(fetcher.started == 2, "the refetch began in the background")
+        #expect(fetcher.finished == 1, "and the answer did not wait for it")
+        fetcher.release()
+    }
+
     @Test func callersWaitingForKeysShareOneFetch() async throws {
         let fetcher = CountingFetcher(keys: keySet(["a"]), latency: .milliseconds(200))
         let cache = JWKSCache(fetcher: fetcher, clock: ManualClock())
@@ -182,5 +198,44 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
     @Test func cacheControlMaxAgeIsRead() {
         #expect(HTTPJWKSFetcher.maxAge(fromCacheControl: "public, max-age=21005, must-revalidate") == 21005)
         #expect(HTTPJWKSFetcher.maxAge(fromCacheControl: "no-cache") == nil)
+    }
+}
+
+/// The first fetch answers at once; later ones wait until `release()`.
+final class GatedFetcher: JWKSFetching, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _started = 0, _finished = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var released = false
+    let keys: JWKS
+
+    init(keys: JWKS) { self.keys = keys }
+
+    var started: Int { lock.withLock { _started } }
+    var finished: Int { lock.withLock { _finished } }
+
+    func release() {
+        let resumed = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            released = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+
+    func fetch(url: String) async throws -> FetchedJWKS {
+        let first = lock.withLock { _started += 1; return _started == 1 }
+        if !first {
+            await withCheckedContinuation { continuation in
+                let resumeNow = lock.withLock { () -> Bool in
+                    if released { return true }
+                    waiting.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        lock.withLock { _finished += 1 }
+        return FetchedJWKS(keys: keys, maxAge: 3600)
     }
 }
