@@ -74,6 +74,9 @@ struct Dev: AsyncParsableCommand {
 
 enum ServerRunner {
     static func run(_ configuration: LanyardConfiguration, logger: Logger) async throws {
+        // A file grown past the process's size limit fails that write (SQLite answers 503 for it, DESIGN
+        // section 8) instead of killing the server.
+        signal(SIGXFSZ, SIG_IGN)
         let runtime = try await Startup.runtime(configuration, logger: logger)
         let app = runtime.application { port in
             logger.info("Lanyard listening", metadata: ["address": "\(configuration.host):\(port)",
@@ -113,7 +116,7 @@ struct Migrate: AsyncParsableCommand {
         let logger = Startup.logger(configuration)
         do {
             let database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
-                                                 logger: logger)
+                                                 timeout: .seconds(configuration.databaseTimeout), logger: logger)
             let applied = try await Migrator(database: database, logger: logger).migrate()
             print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
             await database.close()

@@ -22,6 +22,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case versionConflict = "VERSION_CONFLICT"
         case accountDisabled = "ACCOUNT_DISABLED"
         case internalError = "INTERNAL_ERROR"
+        case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
         public var httpStatus: Int {
             switch self {
@@ -35,7 +36,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             case .payloadTooLarge: 413
             case .rateLimited: 429
             case .internalError: 500
-            case .providerUnavailable: 503
+            case .providerUnavailable, .serviceUnavailable: 503
             }
         }
     }
@@ -43,7 +44,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
     public let code: Code
     public let message: String
     public var details: [String: JSONValue]
-    /// Seconds, for `Retry-After` on `RATE_LIMITED`.
+    /// Seconds, for `Retry-After` on `RATE_LIMITED` and `SERVICE_UNAVAILABLE`.
     public var retryAfter: Int?
 
     public init(_ code: Code, _ message: String, details: [String: JSONValue] = [:], retryAfter: Int? = nil) {
@@ -153,4 +154,9 @@ extension LanyardError {
     public static let accountDisabled = LanyardError(.accountDisabled, "This account has been disabled")
 
     public static let internalError = LanyardError(.internalError, "Something went wrong on our side")
+
+    /// The database could not be reached in time (DESIGN section 8); the request changed nothing.
+    public static let serviceUnavailable = LanyardError(.serviceUnavailable,
+                                                        "The service is temporarily unavailable; nothing was changed. Try again shortly",
+                                                        retryAfter: 2)
 }

@@ -53,6 +53,8 @@ struct GoTrueError: Error, Equatable {
         case .versionConflict: return GoTrueError(status: 412, code: "version_conflict", message: message)
         case .accountDisabled: return GoTrueError(status: 403, code: "user_banned", message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
+        case .serviceUnavailable:
+            return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)
         }
     }
 

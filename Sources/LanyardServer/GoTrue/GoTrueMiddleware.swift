@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LanyardCore
 import LanyardSupport
+import Logging
 
 /// Everything under `/auth/v1` answers in GoTrue's shapes: errors of any kind become `GoTrueError`s, the API
 /// version the client sent is echoed (GoTrue's current one when it sent none), and the `apikey` is checked
@@ -22,18 +23,16 @@ struct GoTrueMiddleware: RouterMiddleware {
             response.headers[.supabaseAPIVersion] = apiVersion
             return response
         } catch {
-            let goTrue = goTrueError(error, request: request)
-            if goTrue.status == 500 {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            }
+            let goTrue = goTrueError(error, request: request, logger: context.logger)
             return goTrue.response(apiVersion: apiVersion)
         }
     }
 
-    func goTrueError(_ error: any Error, request: Request) -> GoTrueError {
+    func goTrueError(_ error: any Error, request: Request, logger: Logger) -> GoTrueError {
         if let error = error as? GoTrueError { return error }
         let catalogued = ErrorMiddleware.catalogue(error, request: request)
         metrics.record(catalogued)
+        ErrorMiddleware.log(error, as: catalogued, logger: logger)
         return GoTrueError.from(catalogued, hadAuthorization: request.headers[.authorization] != nil)
     }
 

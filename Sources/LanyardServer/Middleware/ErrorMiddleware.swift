@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardCore
+import LanyardStore
 import LanyardSupport
 import Logging
 
@@ -16,10 +17,21 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             let catalogued = Self.catalogue(error, request: request)
             metrics.record(catalogued)
-            if catalogued.code == .internalError {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            }
+            Self.log(error, as: catalogued, logger: context.logger)
             return Self.response(for: catalogued, requestID: context.requestID)
+        }
+    }
+
+    /// The log line for a failure on Lanyard's side: the error's type for a 500 (never its text, which may
+    /// hold a token), the store's reason for a 503 (the database's own words, no query or values).
+    static func log(_ error: any Error, as catalogued: LanyardError, logger: Logger) {
+        switch catalogued.code {
+        case .internalError:
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+        case .serviceUnavailable:
+            logger.error("database unavailable", metadata: ["reason": "\(error)"])
+        default:
+            break
         }
     }
 
@@ -27,6 +39,8 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as LanyardError:
             return error
+        case StoreError.unavailable:
+            return .serviceUnavailable
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .notFound("No route for \(request.method.rawValue) \(request.uri.path)")

@@ -14,6 +14,7 @@ public final class ServerMetrics: Sendable {
     private let appleRedemptions = Mutex<[String: Counter]>([:])
     private let webhookLatency: DurationHistogram
     private let webhookPending: Gauge
+    private let databaseReachable: Gauge
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
@@ -26,7 +27,11 @@ public final class ServerMetrics: Sendable {
                       .seconds(5), .seconds(15)])
         webhookPending = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "webhook_events_pending", unitName: "",
                                                               helpText: "Webhook events not delivered yet"))
+        databaseReachable = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "database_reachable", unitName: "",
+                                                                 helpText: "1 when the database answered the last attempt to reach it, else 0"))
     }
+
+    func setDatabaseReachable(_ reachable: Bool) { databaseReachable.set(Double(reachable ? 1 : 0)) }
 
     func recordWebhookAttempt(duration: Duration) { webhookLatency.record(duration) }
 
@@ -85,7 +90,11 @@ public final class ServerMetrics: Sendable {
 
     /// Records a catalogued error's effect on the metrics.
     func record(_ error: LanyardError) {
-        if error.code == .providerUnavailable { recordUnavailable(cause: "provider") }
+        switch error.code {
+        case .providerUnavailable: recordUnavailable(cause: "provider")
+        case .serviceUnavailable: recordUnavailable(cause: "database")
+        default: break
+        }
     }
 
     /// The collectors cached under `key`, made on first use.

@@ -12,16 +12,13 @@ struct OperationsRoutes {
             try JSONResponse.make(["status": "ok"])
         }
         router.get("readyz") { _, context in
-            do {
-                try await database.ping()
-                return try JSONResponse.make(["status": "ok", "database": "ok"])
-            } catch {
-                context.logger.warning("database unreachable", metadata: ["error": "\(error)"])
-                return try JSONResponse.make(["status": "unavailable", "database": "unreachable"], status: .serviceUnavailable)
-            }
+            if await isReady() { return try JSONResponse.make(["status": "ok", "database": "ok"]) }
+            context.logger.warning("not ready: database unreachable")
+            return try JSONResponse.make(["status": "unavailable", "database": "unreachable"], status: .serviceUnavailable)
         }
         router.get("metrics") { _, _ in
-            JSONResponse.raw(metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            metrics.setDatabaseReachable(database.isReachable)
+            return JSONResponse.raw(metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("openapi.json") { _, _ in
             guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
@@ -31,4 +28,41 @@ struct OperationsRoutes {
             return JSONResponse.raw(data, contentType: "application/json")
         }
     }
+
+    /// Whether the database answers a query within `readinessDeadline`; at once `false` when the last attempt
+    /// to reach it failed.
+    private func isReady() async -> Bool {
+        guard database.isReachable else { return false }
+        // Not a task group: it would wait for a ping stuck behind a busy pool before answering.
+        let answer = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            answer.continuation = continuation
+            Task { answer.give((try? await database.ping()) != nil) }
+            Task {
+                try? await Task.sleep(for: Self.readinessDeadline)
+                answer.give(false)
+            }
+        }
+    }
+
+    /// Resumes the readiness check with whichever of the ping and the deadline answers first.
+    private final class FirstAnswer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var waiting: CheckedContinuation<Bool, Never>?
+        var continuation: CheckedContinuation<Bool, Never>? {
+            get { lock.withLock { waiting } }
+            set { lock.withLock { waiting = newValue } }
+        }
+
+        func give(_ ready: Bool) {
+            let continuation = lock.withLock {
+                defer { waiting = nil }
+                return waiting
+            }
+            continuation?.resume(returning: ready)
+        }
+    }
+
+    /// `/readyz` answers within a second (DESIGN section 8), whatever the database does.
+    static let readinessDeadline = Duration.milliseconds(800)
 }

@@ -32,7 +32,7 @@ public struct LanyardRuntime: Sendable {
         let database: any Database
         do {
             database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
-                                                 logger: logger)
+                                                 timeout: .seconds(configuration.databaseTimeout), logger: logger)
             try await Migrator(database: database, logger: logger).migrate(now: clock.now())
         } catch {
             throw ConfigurationError(variable: "LANYARD_DATABASE_URL",

@@ -81,6 +81,10 @@ public protocol Database: Sendable {
     /// Throws when the database cannot be reached.
     func ping() async throws
 
+    /// Whether the database answered the last attempt to reach it, known without asking it (`/readyz`, the
+    /// `lanyard_database_reachable` gauge). An SQLite file is always reachable; its failures are per write.
+    var isReachable: Bool { get }
+
     func close() async
 }
 

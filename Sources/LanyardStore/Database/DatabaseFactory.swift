@@ -3,12 +3,14 @@ import Logging
 
 public enum DatabaseFactory {
     /// Opens the database the configuration names (without migrating it).
-    /// `poolSize` is the number of PostgreSQL connections; SQLite ignores it.
-    public static func open(_ location: DatabaseLocation, poolSize: Int, logger: Logger) async throws -> any Database {
+    /// `poolSize` is the number of PostgreSQL connections and `timeout` how long a request waits for one; SQLite
+    /// ignores both.
+    public static func open(_ location: DatabaseLocation, poolSize: Int, timeout: Duration = .seconds(2),
+                            logger: Logger) async throws -> any Database {
         switch location {
         case .sqliteFile(let path): try await SQLiteDatabase.open(path: path, logger: logger)
         case .sqliteMemory: try await SQLiteDatabase.open(path: nil, logger: logger)
-        case .postgres(let postgres): try await PostgresDatabase.connect(postgres, connections: poolSize, logger: logger)
+        case .postgres(let postgres): try await PostgresDatabase.connect(postgres, connections: poolSize, timeout: timeout, logger: logger)
         }
     }
 }

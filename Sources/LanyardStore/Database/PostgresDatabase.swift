@@ -9,69 +9,52 @@ import Synchronization
 /// PostgreSQL through a connection pool; several Lanyard instances may share one server.
 public final class PostgresDatabase: Database {
     public let dialect = SQLDialect.postgres
-    private let client: PostgresClient
-    private let runTask: Task<Void, Never>
+    private let pool: PostgresPool
+    private let maintenance: Task<Void, Never>
     private let logger: Logger
     /// Statement names, or `nil` when the URL says `prepared_statements=off`.
     private let statements: PreparedStatements?
     private let shapes = StatementShapes()
     private let groupCommit: GroupCommit
 
-    /// - Parameter connections: the pool's fixed size. Every connection is opened at start and kept, and idle
-    ///   connections are not pinged: postgres-nio schedules a timer task on every release of a connection
-    ///   that could close or ping it, and under load those tasks piled up faster than they finished (about
-    ///   5 KB per request, several hundred MB within a benchmark). A connection that closes (the server
-    ///   restarted, say) is replaced, since the pool keeps its minimum.
-    public static func connect(_ location: DatabaseLocation.PostgresLocation, connections: Int,
+    /// - Parameters:
+    ///   - connections: the pool's fixed size; every connection is opened at start and kept (`PostgresPool`).
+    ///   - timeout: how long a request waits for a connection before it is answered `SERVICE_UNAVAILABLE`
+    ///     (`LANYARD_DATABASE_TIMEOUT`).
+    public static func connect(_ location: DatabaseLocation.PostgresLocation, connections: Int, timeout: Duration = .seconds(2),
                                logger: Logger) async throws -> PostgresDatabase {
-        let tls: PostgresClient.Configuration.TLS = switch location.tlsMode {
-        case "disable": .disable
-        case "require": .require(.makeClientConfiguration())
-        default: .prefer(.makeClientConfiguration())
-        }
-        var configuration = if let directory = location.socketDirectory {
-            PostgresClient.Configuration(unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)", username: location.username,
-                                         password: location.password, database: location.database)
+        let configuration: PostgresConnection.Configuration
+        if let directory = location.socketDirectory {
+            configuration = PostgresConnection.Configuration(unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)",
+                                                             username: location.username, password: location.password,
+                                                             database: location.database)
         } else {
-            PostgresClient.Configuration(host: location.host, port: location.port, username: location.username,
-                                         password: location.password, database: location.database, tls: tls)
-        }
-        configuration.options.maximumConnections = connections
-        configuration.options.minimumConnections = connections
-        configuration.options.keepAliveBehavior = nil
-        configuration.options.connectTimeout = .seconds(5)
-        // The pool reports every failed connection attempt at info level; keep only real problems.
-        var backgroundLogger = logger
-        backgroundLogger.logLevel = max(logger.logLevel, .error)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger)
-        let database = PostgresDatabase(client: client, logger: logger,
-                                        statements: location.preparedStatements ? .shared : nil)
-        // The pool retries unreachable servers forever; start-up should fail with a clear message instead.
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await database.ping() }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(10))
-                    throw StoreError.unavailable("no answer from \(location.socketDirectory ?? location.host):\(location.port) within 10 s")
-                }
-                try await group.next()
-                group.cancelAll()
+            let tls: PostgresConnection.Configuration.TLS = switch location.tlsMode {
+            case "disable": .disable
+            case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
-        } catch {
-            await database.close()
-            throw error
+            configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.username,
+                                                             password: location.password, database: location.database, tls: tls)
         }
-        return database
+        let pool = PostgresPool(configuration: configuration,
+                                settings: .init(size: connections, timeout: timeout, connectTimeout: .seconds(10)), logger: logger)
+        do {
+            try await pool.open()
+        } catch {
+            throw StoreError.unavailable("cannot reach \(location.socketDirectory ?? location.host):\(location.port): \(error)")
+        }
+        return PostgresDatabase(pool: pool, logger: logger, statements: location.preparedStatements ? .shared : nil)
     }
 
-    private init(client: PostgresClient, logger: Logger, statements: PreparedStatements?) {
+    private init(pool: PostgresPool, logger: Logger, statements: PreparedStatements?) {
         self.statements = statements
-        self.client = client
+        self.pool = pool
         self.logger = logger
         groupCommit = GroupCommit(shapes: shapes) { [shapes] body in
-            try await Self.read(client: client, logger: logger, statements: statements, shapes: shapes, body)
+            try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
         }
-        self.runTask = Task { await client.run() }
+        self.maintenance = Task { await pool.maintain() }
     }
 
     /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard's transactions run at read
@@ -81,7 +64,7 @@ public final class PostgresDatabase: Database {
     /// `BEGIN`, no `COMMIT`, and no connection of its own (`ConnectionLease`): it is committed with other
     /// transactions' (`GroupCommit`).
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let lease = ConnectionLease(client: client)
+        let lease = ConnectionLease(pool: pool)
         defer { lease.release() }
         let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
         // On the connection's event loop once the transaction takes one (`EventLoopTaskExecutor`).
@@ -100,15 +83,15 @@ public final class PostgresDatabase: Database {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await Self.read(client: client, logger: logger, statements: statements, shapes: shapes, body)
+        try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
     }
 
     /// Runs `body` on a pool connection outside any transaction, on the connection's event loop.
-    private static func read<T: Sendable>(client: PostgresClient, logger: Logger, statements: PreparedStatements?,
+    private static func read<T: Sendable>(pool: PostgresPool, logger: Logger, statements: PreparedStatements?,
                                           shapes: StatementShapes,
                                           _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await mappingErrors {
-            try await client.withConnection { connection in
+            try await pool.withConnection { connection in
                 let lease = ConnectionLease(lent: connection)
                 return try await withTaskExecutorPreference(lease.executor) {
                     try await body(Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: nil))
@@ -121,9 +104,12 @@ public final class PostgresDatabase: Database {
         _ = try await read { try await $0.query("SELECT 1", []) }
     }
 
+    public var isReachable: Bool { pool.isReachable }
+
     public func close() async {
-        runTask.cancel()
-        _ = await runTask.value
+        maintenance.cancel()
+        _ = await maintenance.value
+        await pool.close()
     }
 
     private static func mappingErrors<T>(_ body: () async throws -> T) async throws -> T {
@@ -140,8 +126,11 @@ public final class PostgresDatabase: Database {
         case "23502": StoreError.notNullViolation
         case "23503": StoreError.foreignKeyViolation
         case "40001", "40P01": StoreError.serializationFailure
+        // Shutting down, starting up, out of connections, or the connection broke: the server, not the request.
+        case let state? where state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300":
+            StoreError.unavailable(PostgresPool.reason(error))
         default:
-            if error.code == .server { error } else { StoreError.unavailable("\(error.code)") }
+            if error.code == .server { error } else { StoreError.unavailable(PostgresPool.reason(error)) }
         }
     }
 

@@ -77,6 +77,8 @@ public final class SQLiteDatabase: Database {
         _ = try await read { try await $0.query("SELECT 1", []) }
     }
 
+    public var isReachable: Bool { true }
+
     public func close() async {
         // Queued after every transaction in flight, so nothing is cut off.
         _ = try? await commits.run { _ in () }
@@ -328,9 +330,15 @@ public final class SQLiteDatabase: Database {
             case SQLITE_CONSTRAINT | 5 << 8: return StoreError.notNullViolation
             case SQLITE_CONSTRAINT | 3 << 8: return StoreError.foreignKeyViolation
             case _ where code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED: return StoreError.serializationFailure
+            // The disk, the file or its folder failed Lanyard (full, read-only, unreadable), not the request.
+            case _ where Self.storageFailures.contains(code & 0xFF):
+                return StoreError.unavailable("SQLite: \(String(cString: sqlite3_errmsg(handle))) (code \(code))")
             default: return SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
             }
         }
+
+        static let storageFailures: Set<Int32> = [SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM,
+                                                   SQLITE_CORRUPT, SQLITE_NOTADB]
 
         /// `$1` → `?1`: SQLite's numbered placeholders bind by the same numbers PostgreSQL uses.
         static func sqlitePlaceholders(_ sql: String) -> String {

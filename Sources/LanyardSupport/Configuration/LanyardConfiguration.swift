@@ -11,6 +11,8 @@ public struct LanyardConfiguration: Sendable {
     /// Connections to PostgreSQL per instance, opened at start and kept. Lanyard addition:
     /// `LANYARD_DATABASE_POOL_SIZE`.
     public var databasePoolSize = 10
+    /// How long a request waits for the database before it is answered `503 SERVICE_UNAVAILABLE` (DESIGN section 8).
+    public var databaseTimeout: TimeInterval = 2
     /// `nil` means `http://HOST:PORT`, resolved once the port is known.
     public var issuer: String?
     public var appleClientIDs: [String] = []
@@ -145,6 +147,7 @@ public struct LanyardConfiguration: Sendable {
         }
         try loadAppleLifecycle(reader, into: &config)
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
+        config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
         config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
         config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory

@@ -11,6 +11,15 @@ final class ChildProcess: @unchecked Sendable {
     /// Pipes are made and marked close-on-exec under this lock, so no other spawn inherits them half made.
     private static let spawning = NSLock()
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// import.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc 2.34 or later is needed to start child processes cleanly")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     let pid: pid_t
     let standardOutput: FileHandle
     let standardError: FileHandle
@@ -32,6 +41,9 @@ final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, output[1], 1)
             posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+            // Nothing else of this process reaches the child: not a socket of a test server, not a database
+            // connection (a child holding one would keep it open after the test closed it).
+            guard Self.addCloseFrom(&actions, 3) == 0 else { throw TestSetupError("cannot close descriptors in the child") }
             let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
             close(output[1])
             close(errors[1])

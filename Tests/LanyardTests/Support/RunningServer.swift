@@ -25,6 +25,9 @@ struct RunningServer: Sendable {
             "LANYARD_RATE_LIMITS": "off",
             // Many servers run at once in the suite; a few connections each keep PostgreSQL's total low.
             "LANYARD_DATABASE_POOL_SIZE": "3",
+            // Racing requests on three connections of a busy machine may wait longer than production's 2 s; the
+            // timeout itself is tested in `DatabaseFaultTests`, with servers of their own.
+            "LANYARD_DATABASE_TIMEOUT": "30",
             "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
             "LANYARD_DATA_DIR": TestServer.sharedDataDirectory,
         ])

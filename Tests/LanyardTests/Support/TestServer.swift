@@ -93,21 +93,7 @@ struct TestServer: Sendable {
 
     func request(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, rawBody: String? = nil,
                  bearer: String? = nil, headers: [String: String] = [:]) async throws -> TestResponse {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
-        } else if let rawBody {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: rawBody))
-        }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 4 << 20)
-        return TestResponse(status: Int(response.status.code), headers: response.headers,
-                            body: Data(body.readableBytesView))
+        try await TestHTTP.send(method, baseURL + path, json: json, rawBody: rawBody, bearer: bearer, headers: headers)
     }
 
     func post(_ path: String, _ json: [String: Any] = [:], bearer: String? = nil,
@@ -173,6 +159,29 @@ extension TestServer {
     init(_ running: RunningServer, clock: ManualClock) {
         self.init(runtime: running.runtime, baseURL: running.baseURL, clock: clock,
                   minter: TokenMinter(keys: Self.sharedKeys, clock: clock), dataDirectory: Self.sharedDataDirectory)
+    }
+}
+
+/// Requests as a client sends them, to any Lanyard (in this process or another).
+enum TestHTTP {
+    static func send(_ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, rawBody: String? = nil,
+                     bearer: String? = nil, headers: [String: String] = [:],
+                     timeout: TimeAmount = .seconds(30)) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        } else if let rawBody {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: rawBody))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: 4 << 20)
+        return TestResponse(status: Int(response.status.code), headers: response.headers,
+                            body: Data(body.readableBytesView))
     }
 }
 

@@ -1,0 +1,235 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// A fixed number of PostgreSQL connections, opened at start, kept, and replaced as soon as they close.
+///
+/// Lanyard's own rather than postgres-nio's `PostgresClient` for what an operator needs when the database fails
+/// (DESIGN section 8). That client backs off its reconnects to a minute and then trips a breaker for another,
+/// and lets a caller wait for a connection for as long as it takes. Here:
+/// - a caller waits for a connection at most `timeout` (`LANYARD_DATABASE_TIMEOUT`), and not at all while
+///   the server is known to be unreachable: it gets `StoreError.unavailable` (a 503) at once;
+/// - a closed connection is replaced every `retryInterval` at most, one probe at a time while the server is
+///   down, so requests succeed again within about that long of its return.
+///
+/// Idle connections are not pinged: a connection the server closed is seen closed when it is next handed
+/// out, and skipped.
+final class PostgresPool: Sendable {
+    struct Settings: Sendable {
+        var size: Int
+        /// How long a caller waits for a connection.
+        var timeout: Duration
+        /// How long one connection attempt may take.
+        var connectTimeout: Duration = .seconds(5)
+        /// The shortest time between two attempts to reach a server that refused the last one.
+        var retryInterval: Duration = .milliseconds(250)
+    }
+
+    private struct Waiter {
+        let deadline: ContinuousClock.Instant
+        let continuation: CheckedContinuation<PostgresConnection, any Error>
+    }
+
+    private struct State {
+        var idle: [PostgresConnection] = []
+        /// Connections open: idle, lent, or being opened.
+        var open = 0
+        var waiters: [Waiter] = []
+        /// Why the last attempt to connect failed; `nil` while the server answers.
+        var unreachable: String?
+        var nextAttempt = ContinuousClock.now
+        var closed = false
+    }
+
+    private let settings: Settings
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let connectionIDs = Atomic<Int>(0)
+
+    init(configuration: PostgresConnection.Configuration, settings: Settings, logger: Logger) {
+        var configuration = configuration
+        configuration.options.connectTimeout = .nanoseconds(Int64(settings.connectTimeout.components.seconds) * 1_000_000_000
+            + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        self.configuration = configuration
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Whether the last attempt to reach the server succeeded.
+    var isReachable: Bool { state.withLock { $0.unreachable == nil } }
+
+    /// Opens the connections; throws when the server cannot be reached, so start-up fails with the reason.
+    /// Connections after the first that fail to open are left to `maintain`.
+    func open() async throws {
+        let first: PostgresConnection
+        do {
+            first = try await connect()
+        } catch {
+            throw StoreError.unavailable(Self.reason(error))
+        }
+        state.withLock { $0.open = 1 }
+        release(first)
+        await withDiscardingTaskGroup { group in
+            for _ in 1..<settings.size {
+                state.withLock { $0.open += 1 }
+                group.addTask {
+                    if let connection = try? await self.connect() {
+                        self.release(connection)
+                    } else {
+                        self.state.withLock { $0.open -= 1 }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replaces closed connections and gives up on waiters past their deadline, until cancelled.
+    func maintain() async {
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                expireWaiters()
+                if let attempts = attemptsDue() {
+                    for _ in 0..<attempts {
+                        group.addTask { await self.replaceConnection() }
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    /// A connection for the caller alone, until `release`.
+    func lease() async throws -> PostgresConnection {
+        try await withCheckedThrowingContinuation { continuation in
+            enum Step { case lend(PostgresConnection), fail(String), wait }
+            let step = state.withLock { state -> Step in
+                while let connection = state.idle.popLast() {
+                    if !connection.isClosed { return .lend(connection) }
+                    state.open -= 1
+                }
+                if state.closed { return .fail("the pool is closed") }
+                if let reason = state.unreachable { return .fail(reason) }
+                state.waiters.append(Waiter(deadline: .now + settings.timeout, continuation: continuation))
+                return .wait
+            }
+            switch step {
+            case .lend(let connection): continuation.resume(returning: connection)
+            case .fail(let reason): continuation.resume(throwing: StoreError.unavailable(reason))
+            case .wait: break
+            }
+        }
+    }
+
+    /// Takes back a connection from `lease`: handed to the longest waiter, kept idle, or, closed, counted out.
+    func release(_ connection: PostgresConnection) {
+        let (waiter, close) = state.withLock { state -> (Waiter?, Bool) in
+            if connection.isClosed || state.closed {
+                state.open -= 1
+                return (nil, !connection.isClosed)
+            }
+            if !state.waiters.isEmpty { return (state.waiters.removeFirst(), false) }
+            state.idle.append(connection)
+            return (nil, false)
+        }
+        // The completion holds the connection until it is closed (postgres-nio asserts that none is freed open).
+        if close { connection.close().whenComplete { _ in _ = connection } }
+        waiter?.continuation.resume(returning: connection)
+    }
+
+    /// Runs `body` with a leased connection.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await lease()
+        defer { release(connection) }
+        return try await body(connection)
+    }
+
+    /// Closes idle connections and fails waiters; lent connections close when they come back.
+    func close() async {
+        let (idle, waiters) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.open -= state.idle.count
+                state.idle = []
+                state.waiters = []
+            }
+            return (state.idle, state.waiters)
+        }
+        for connection in idle { try? await connection.close() }
+        for waiter in waiters { waiter.continuation.resume(throwing: StoreError.unavailable("the pool is closed")) }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        let id = connectionIDs.add(1, ordering: .relaxed).newValue
+        return try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.next(),
+                                                    configuration: configuration, id: id, logger: logger)
+    }
+
+    /// How many connections to open now: every missing one while the server answers, one probe while it
+    /// does not (and not before `retryInterval` since the last failure).
+    private func attemptsDue() -> Int? {
+        state.withLock { state -> Int? in
+            // Closed idle connections are counted out here too, so a quiet pool is replenished.
+            let before = state.idle.count
+            state.idle.removeAll { $0.isClosed }
+            state.open -= before - state.idle.count
+            let missing = settings.size - state.open
+            guard !state.closed, missing > 0, ContinuousClock.now >= state.nextAttempt else { return nil }
+            let attempts = state.unreachable == nil ? missing : 1
+            state.open += attempts
+            // Attempts in flight hold the next ones back until they end.
+            state.nextAttempt = .now + .seconds(3600)
+            return attempts
+        }
+    }
+
+    private func replaceConnection() async {
+        do {
+            let connection = try await connect()
+            let recovered = state.withLock { state in
+                defer {
+                    state.unreachable = nil
+                    state.nextAttempt = .now
+                }
+                return state.unreachable != nil
+            }
+            if recovered { logger.notice("database reachable again") }
+            release(connection)
+        } catch {
+            let reason = Self.reason(error)
+            let (newlyDown, waiters) = state.withLock { state in
+                state.open -= 1
+                state.nextAttempt = .now + settings.retryInterval
+                defer {
+                    state.unreachable = reason
+                    // Nobody waits for a server that refuses connections.
+                    state.waiters = []
+                }
+                return (state.unreachable == nil, state.waiters)
+            }
+            if newlyDown { logger.error("database unreachable", metadata: ["reason": "\(reason)"]) }
+            for waiter in waiters { waiter.continuation.resume(throwing: StoreError.unavailable(reason)) }
+        }
+    }
+
+    private func expireWaiters() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [Waiter] in
+            guard state.waiters.contains(where: { $0.deadline <= now }) else { return [] }
+            let expired = state.waiters.filter { $0.deadline <= now }
+            state.waiters.removeAll { $0.deadline <= now }
+            return expired
+        }
+        for waiter in expired {
+            waiter.continuation.resume(throwing: StoreError.unavailable("no connection free within \(settings.timeout)"))
+        }
+    }
+
+    /// What went wrong, without the query or anything the server was sent.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        return error.underlying.map { String(describing: $0) } ?? "\(error.code)"
+    }
+}
