@@ -1,4 +1,6 @@
 import Foundation
+import Lanyard
+import LanyardEmulator
 import Synchronization
 import Testing
 
@@ -62,6 +64,10 @@ import Testing
         let saved = try await server.request(.PUT, "/v1/data/notes/kept", json: ["data": ["text": "before"]], bearer: alice.accessToken)
         #expect(saved.status == 200)
 
+        // An app on the SDK, signed in before the fault.
+        let app = LanyardClient(url: URL(string: server.baseURL)!, storage: MemorySessionStore())
+        _ = try await app.signInWithApple(idToken: try ServerProcess.minter.mint(.apple, MintRequest(sub: "bob")))
+
         let running = Flag()
         async let load = Self.signInLoad(server, workers: 3, running: running)
         try await Task.sleep(for: .milliseconds(500))
@@ -86,6 +92,18 @@ import Testing
         let metrics = try await server.request(.GET, "/metrics").text
         #expect(metrics.contains("lanyard_database_reachable 0"))
         #expect(metrics.contains("lanyard_unavailable_responses_total{cause=\"database\"}"))
+        // The SDK surfaces it as its own error, and keeps the session (the fault is not the user's).
+        do {
+            _ = try await app.refreshUser()
+            Issue.record("refreshUser succeeded while the database was down")
+        } catch let error as Lanyard.LanyardError {
+            guard case .serviceUnavailable(let retryAfter) = error else {
+                Issue.record("expected serviceUnavailable, got \(error)")
+                return
+            }
+            #expect(retryAfter == 2)
+        }
+        #expect(app.user != nil)
         // The JWKS needs no database: backends keep verifying tokens.
         #expect(try await server.request(.GET, "/.well-known/jwks.json").status == 200)
 
@@ -120,6 +138,7 @@ import Testing
         #expect(try await server.request(.GET, "/v1/data/notes/kept", bearer: alice.accessToken).status == 200)
         #expect(try await server.request(.GET, "/v1/data/notes/lost", bearer: alice.accessToken).status == 404)
         #expect(try await server.request(.GET, "/readyz").status == 200)
+        #expect(try await app.refreshUser().linkedProviders.map(\.provider) == [.apple])
         #expect(try await server.request(.GET, "/metrics").text.contains("lanyard_database_reachable 1"))
         // The operator's log says what happened, once each way.
         #expect(server.logText.contains("database unreachable"))

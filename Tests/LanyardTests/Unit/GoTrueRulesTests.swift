@@ -18,7 +18,7 @@ import Testing
             (.providerNotLinked, "identity_not_found", 404), (.reauthenticationRequired, "reauthentication_needed", 401),
             (.rateLimited, "over_request_rate_limit", 429), (.notFound, "not_found", 404), (.forbidden, "forbidden", 403),
             (.versionConflict, "version_conflict", 412), (.accountDisabled, "user_banned", 403),
-            (.internalError, "unexpected_failure", 500),
+            (.internalError, "unexpected_failure", 500), (.serviceUnavailable, "service_unavailable", 503),
         ]
         for (code, name, status) in expected {
             let goTrue = GoTrueError.from(LanyardError(code, "m"), hadAuthorization: true)
@@ -28,6 +28,7 @@ import Testing
         #expect(GoTrueError.from(.unauthorized, hadAuthorization: false).code == "no_authorization")
         #expect(GoTrueError.from(.providerAlreadyLinked("Apple"), hadAuthorization: true).code == "provider_already_linked")
         #expect(GoTrueError.from(.rateLimited(retryAfter: 7), hadAuthorization: true).retryAfter == 7)
+        #expect(GoTrueError.from(.serviceUnavailable, hadAuthorization: true).retryAfter == 2)
     }
 
     @Test func metadataMergesKeyByKeyAndNullRemoves() throws {
