@@ -70,7 +70,7 @@ GUNICORN_PID=$(cat "$PEER_HOME/run/gunicorn.pid")
 # Paired rounds: each ratio of the targets then compares phases measured seconds apart, not a minute. After
 # each scenario's sweep, ROUNDS times: Lanyard on PostgreSQL and on SQLite at 64, then allauth at its best
 # concurrency in the sweep (SQLite in the middle, next to both phases it is compared with). The report takes
-# the median of each ratio over the rounds (BENCHMARKS.md, "How to rerun"). The phases are the sweep's:
+# the median of each ratio over the rounds (BENCHMARKS.md, "How to run"). The phases are the sweep's:
 # COUNT requests for Lanyard, PEER_COUNT for allauth.
 ROUNDS=${ROUNDS:-3}
 if [ "${QUICK:-0}" = 1 ]; then ROUNDS=1; fi

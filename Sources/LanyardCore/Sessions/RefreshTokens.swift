@@ -10,7 +10,7 @@ import LanyardSupport
 /// stored under its `storageKey`: the session's id, then the SHA-256 of the whole token, so a session's tokens
 /// sit together in the table's order and a new session's land at its end. A key that is only a hash puts every
 /// token on a page at a random place of the table: once the table outgrows SQLite's page cache, each sign-in
-/// and refresh reads, rewrites and checkpoints such a page (BENCHMARKS.md, a large database). Tokens issued
+/// and refresh reads, rewrites and checkpoints such a page (the "large database" row in the history of BENCHMARKS.md). Tokens issued
 /// before this layout (43 characters, the random bits alone) are still accepted, under their hash alone.
 public enum RefreshTokens {
     /// What presenting a refresh token leads to.

@@ -5,13 +5,13 @@
 ///
 /// Copies, not one `IN (…)` list: PostgreSQL plans each copy exactly like the single-key query. A plan for
 /// `IN` with sixteen keys, cached while the tables were new, read them whole as they grew, until autovacuum
-/// analyzed them again, where the single-key query kept its index lookups (BENCHMARKS.md step 35).
+/// analyzed them again, where the single-key query kept its index lookups (step 35 in the history of BENCHMARKS.md).
 public enum BatchedKeys {
     /// At most this many keys are read by one batched query.
     public static let maximum = 16
 
     /// Batches of one read sent at once, each on a connection of its own: two keep PostgreSQL busy and the
-    /// batches full (1, 4 and 8 were measured too, BENCHMARKS.md step 33).
+    /// batches full (1, 4 and 8 were measured too, step 33 in the history of BENCHMARKS.md).
     static let batchesInFlight = 2
 
     /// A batcher of these sizes where a round trip costs far more than the rows it carries (PostgreSQL); `nil`

@@ -59,7 +59,8 @@ import Testing
         let start = ContinuousClock.now
         await #expect(throws: StoreError.self) { try await database.ping() }
         let waited = ContinuousClock.now - start
-        #expect(waited >= .milliseconds(250) && waited < .seconds(2), "\(waited)")
+        // The deadline is swept every 50 ms; a starved machine may add a little more.
+        #expect(waited >= .milliseconds(250) && waited < .seconds(5), "\(waited)")
         release.finish()
         try await holder.value
         try await database.ping()

@@ -62,8 +62,9 @@ final class ServerProcess: Sendable {
         return try await request(.POST, "/v1/auth/signin/apple", json: ["id_token": token])
     }
 
-    /// SIGTERM, then waits up to ten seconds for the process to end.
+    /// SIGTERM, then waits up to ten seconds for the process to end; nothing once it has.
     func stop() {
+        guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { usleep(20_000) }
