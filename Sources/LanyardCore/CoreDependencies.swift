@@ -7,13 +7,13 @@ import LanyardSupport
 /// What the account and session rules need, built once at start-up and passed down explicitly.
 public struct CoreDependencies: Sendable {
     public let database: any Database
-    /// The read behind `GET /v1/users/me`, batched on PostgreSQL.
+    /// A session with its account: the read behind every bearer check and `GET /v1/users/me`.
     let sessionAccounts: SessionAccountReader
-    /// A presented refresh token with its session and account, by hash; batched on PostgreSQL.
-    let refreshTargets: BatchedRead<RefreshTarget>
-    /// A sign-in's identity with its account, by provider and subject; batched on PostgreSQL.
+    /// A presented refresh token with its session and account, by hash.
+    let refreshTargets: RefreshTargetReader
+    /// A sign-in's or link's identity with its account, by provider and subject.
     let identityOwners: IdentityOwnerReader
-    /// Refresh-token rotations, batched on PostgreSQL.
+    /// Refresh-token rotations.
     let refreshRotations: RefreshRotations
     public let clock: any LanyardClock
     public let random: any RandomSource
@@ -34,9 +34,7 @@ public struct CoreDependencies: Sendable {
                 configuration: LanyardConfiguration) {
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
-        self.refreshTargets = BatchedRead(database: database) { connection, keys in
-            try await RefreshTokenStore(connection).findForRefresh(tokenKeys: keys)
-        }
+        self.refreshTargets = RefreshTargetReader(database: database)
         self.identityOwners = IdentityOwnerReader(database: database, providers: Provider.allCases.map(\.rawValue))
         self.refreshRotations = RefreshRotations(database: database)
         self.clock = clock

@@ -31,12 +31,12 @@ public struct Linking: Sendable {
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
                                  client: ClientInfo) async throws -> LinkResponse {
         let dependencies = self.dependencies
-        // On PostgreSQL the account came with the bearer check and the identity is read before the transaction,
-        // batched with sign-ins' (both were plain reads before `BEGIN` anyway); a retry reads them again inside.
+        // When the bearer check brought the account and the store read the identity ahead of the transaction,
+        // the first attempt decides on those; a retry reads both again inside.
+        let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
         var firstRead: FirstAttempt<LinkRead>?
-        if let account = caller.account, let batched = dependencies.identityOwners.batched(provider: provider.rawValue) {
-            let existing = try await batched.read(identity.subject)?.identity
-            firstRead = FirstAttempt((account.user, account.identities, existing, account.nextLinkPosition))
+        if let account = caller.account, let ahead = lookup.takeReadAhead() {
+            firstRead = FirstAttempt((account.user, account.identities, ahead?.identity, account.nextLinkPosition))
         }
         return try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
             let now = dependencies.clock.now()

@@ -40,106 +40,135 @@ public struct SignIn: Sendable {
     public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> SessionResponse {
         try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
+        let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies
         let merge = self.merge
-        // On PostgreSQL the identity is read before the transaction, batched with other sign-ins' (it was read
-        // before `BEGIN` anyway, `IdentityOwnerReader`); a retry reads it again inside.
-        var firstRead: FirstAttempt<IdentityWithOwner?>?
-        if let batched = dependencies.identityOwners.batched(provider: provider.rawValue) {
-            firstRead = FirstAttempt(try await batched.read(identity.subject))
-        }
-        let (opened, isNewUser, mergedFrom, account) = try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
-            let now = dependencies.clock.now()
-            let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
-            let users = UserStore(connection)
-            let identities = IdentityStore(connection)
-            let found = if let prefetched = firstRead?.take() {
-                prefetched
-            } else {
-                try await identities.findWithOwner(provider: provider.rawValue, providerUserID: identity.subject)
-            }
-            let existing = found?.identity
+        let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
+            let found = try await lookup.read(on: connection)
             if found?.owner.disabledAt != nil { throw LanyardError.accountDisabled }
-            let name = request.fullName ?? identity.name
-            // Kept to the second: a repeat within it changes nothing stored about the identity (nor in the answer).
-            let recordsSignIn = existing?.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,
-                                                        isPrivateEmail: identity.isPrivateEmail) ?? false
-
-            var userID: String
-            var isNewUser = false
-            var mergedFrom: String?
-            // The account as this transaction leaves it, when known without reading it again.
-            var account: UserView?
-            if let guest, let guestUser = try await users.findForUpdate(id: guest.userID), guestUser.isAnonymous {
-                if let target = guestUser.mergedInto {
-                    // A retry after a lost response: the merge already happened; land in the same account again.
-                    guard existing?.userID == target else { throw LanyardError.unauthorized("This session has ended") }
-                    userID = target
-                    mergedFrom = guestUser.id
-                } else if let existing {
-                    userID = existing.userID
-                    mergedFrom = guestUser.id
-                    try await merge.merge(anonymous: guestUser, into: existing.userID, connection: connection,
-                                          audit: audit, now: now)
-                } else {
-                    // Upgrade in place: the guest keeps their id and everything attached to it.
-                    userID = guestUser.id
-                    try await identities.insert(IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
-                                                               linkedAt: now, lastSignInAt: now))
-                    try await users.setAnonymous(id: userID, false, at: now)
-                    try await audit.write(.identityLinked, userID: userID, details: ["provider": provider.rawValue])
-                }
-            } else if let guest, guest.mergedInto != nil {
-                throw LanyardError.unauthorized("This session has ended")
-            } else if let found {
-                userID = found.owner.id
-                var owner = found.owner
-                if let name, owner.displayName == nil { owner.displayName = name }
-                account = UserView(user: owner, identities: found.ownerIdentities.map { known in
-                    guard known.id == found.identity.id, recordsSignIn else { return known }
-                    var signedIn = known
-                    signedIn.recordSignIn(at: now, email: identity.email, emailVerified: identity.emailVerified,
-                                          isPrivateEmail: identity.isPrivateEmail)
-                    return signedIn
-                })
-            } else {
-                userID = switch dependencies.userIDStrategy {
-                case .random: dependencies.random.newID(at: now)
-                case .derived: DerivedUserID.make(provider: provider.rawValue, subject: identity.subject)
-                }
-                isNewUser = true
-                let user = UserRecord(id: userID, createdAt: now, isAnonymous: false, displayName: name)
-                let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
-                                            linkedAt: now, lastSignInAt: now)
-                try await users.insert(user)
-                try await identities.insertFirst(linked)
-                try await audit.write(.userCreated, userID: userID, details: ["provider": provider.rawValue])
-                account = UserView(user: user, identities: [linked])
-            }
-
-            // A known account keeps its name; one without (a guest, say) takes the provider's.
-            let keepsItsName = found.map { $0.owner.id == userID && $0.owner.displayName != nil } ?? false
-            if let name, !isNewUser, !keepsItsName {
-                try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
-            }
-            // A new account starts active; a known one's activity is written only when it has gone stale.
-            if !isNewUser, found.map({ UserStore.activityIsStale($0.owner.lastActiveAt, at: now) }) ?? true {
-                try await users.markActive(id: userID, at: now)
-            }
-            let opened = try await SessionIssuer(dependencies: dependencies).open(
-                userID: userID, method: provider.rawValue, client: client, connection: connection, now: now)
-            try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID,
-                                  details: ["provider": provider.rawValue])
-            // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
-            if let existing {
-                try await identities.recordSignIn(of: existing, at: now, email: identity.email,
-                                                  emailVerified: identity.emailVerified,
-                                                  isPrivateEmail: identity.isPrivateEmail)
-            }
-            return (opened, isNewUser, mergedFrom, account)
+            let guestAccount = if let guest { try await UserStore(connection).findForUpdate(id: guest.userID) } else { nil as UserRecord? }
+            let decision = try SignInDecision.decide(
+                guest: guestAccount.map { .init(id: $0.id, isAnonymous: $0.isAnonymous, mergedInto: $0.mergedInto) },
+                bearerEndedByMerge: guest?.mergedInto != nil, identityOwner: found?.owner.id)
+            let attempt = Attempt(dependencies: dependencies, connection: connection, now: dependencies.clock.now(),
+                                  client: client, identity: identity, name: request.fullName ?? identity.name, found: found)
+            return try await attempt.carryOut(decision, guestAccount: guestAccount, merge: merge)
         }
-        return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: isNewUser,
-                                                                           mergedFrom: mergedFrom)
+        return try await SessionIssuer(dependencies: dependencies).respond(session, account: landed.account,
+                                                                           isNewUser: landed.isNewUser,
+                                                                           mergedFrom: landed.mergedFrom)
     }
 
+    /// Where a sign-in landed, for its answer.
+    struct Landed: Sendable {
+        var userID: String
+        var isNewUser = false
+        var mergedFrom: String?
+        /// The account as the transaction leaves it, when known without reading it again.
+        var account: UserView?
+    }
+
+    /// One attempt of a sign-in's transaction: carries out the decision, then opens the session.
+    struct Attempt {
+        let dependencies: CoreDependencies
+        let connection: any DatabaseConnection
+        let now: Date
+        let client: ClientInfo
+        let identity: VerifiedIdentity
+        let name: String?
+        let found: IdentityWithOwner?
+        var provider: String { identity.provider.rawValue }
+        var audit: AuditLog { dependencies.audit(connection, at: now, clientIP: client.ip) }
+
+        func carryOut(_ decision: SignInDecision, guestAccount: UserRecord?,
+                      merge: AccountMerge) async throws -> (Landed, OpenedSession) {
+            let landed: Landed
+            switch decision {
+            case .landMergedGuest(let guestID, let target):
+                landed = Landed(userID: target, mergedFrom: guestID)
+            case .mergeGuest(let guestID, let target):
+                guard let guestAccount else { preconditionFailure("a merge is decided on the guest's account") }
+                try await merge.merge(anonymous: guestAccount, into: target, connection: connection, audit: audit, now: now)
+                landed = Landed(userID: target, mergedFrom: guestID)
+            case .upgradeGuest(let guestID):
+                try await upgrade(guestID)
+                landed = Landed(userID: guestID)
+            case .signIn(let userID):
+                landed = Landed(userID: userID, account: signedInAccount())
+            case .signUp:
+                landed = try await signUp()
+            }
+            try await keepAccountCurrent(landed)
+            return (landed, try await openSession(for: landed.userID))
+        }
+
+        /// The guest gains the identity and stops being anonymous.
+        private func upgrade(_ guestID: String) async throws {
+            try await IdentityStore(connection).insert(IdentityRecord(identity, id: dependencies.random.newID(at: now),
+                                                                      userID: guestID, linkedAt: now, lastSignInAt: now))
+            try await UserStore(connection).setAnonymous(id: guestID, false, at: now)
+            try await audit.write(.identityLinked, userID: guestID, details: ["provider": provider])
+        }
+
+        private func signUp() async throws -> Landed {
+            let userID = switch dependencies.userIDStrategy {
+            case .random: dependencies.random.newID(at: now)
+            case .derived: DerivedUserID.make(provider: provider, subject: identity.subject)
+            }
+            let user = UserRecord(id: userID, createdAt: now, isAnonymous: false, displayName: name)
+            let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: userID,
+                                        linkedAt: now, lastSignInAt: now)
+            try await UserStore(connection).insert(user)
+            try await IdentityStore(connection).insertFirst(linked)
+            try await audit.write(.userCreated, userID: userID, details: ["provider": provider])
+            return Landed(userID: userID, isNewUser: true, account: UserView(user: user, identities: [linked]))
+        }
+
+        /// The identity's account as this sign-in leaves it, from the read and the sign-in's own changes.
+        private func signedInAccount() -> UserView? {
+            guard let found else { return nil }
+            var owner = found.owner
+            if let name, owner.displayName == nil { owner.displayName = name }
+            return UserView(user: owner, identities: found.ownerIdentities.map { known in
+                guard known.id == found.identity.id, recordsSignIn else { return known }
+                var signedIn = known
+                signedIn.recordSignIn(at: now, email: identity.email, emailVerified: identity.emailVerified,
+                                      isPrivateEmail: identity.isPrivateEmail)
+                return signedIn
+            })
+        }
+
+        /// Kept to the second: a repeat within it changes nothing stored about the identity (nor in the answer).
+        private var recordsSignIn: Bool {
+            found?.identity.signInChanges(at: now, email: identity.email, emailVerified: identity.emailVerified,
+                                          isPrivateEmail: identity.isPrivateEmail) ?? false
+        }
+
+        /// A known account keeps its name, one without (a guest, say) takes the provider's; its activity is written
+        /// only when it has gone stale (a new account starts active).
+        private func keepAccountCurrent(_ landed: Landed) async throws {
+            guard !landed.isNewUser else { return }
+            let users = UserStore(connection)
+            let keepsItsName = found.map { $0.owner.id == landed.userID && $0.owner.displayName != nil } ?? false
+            if let name, !keepsItsName {
+                try await users.setDisplayNameIfEmpty(id: landed.userID, to: name, at: now)
+            }
+            if found.map({ UserStore.activityIsStale($0.owner.lastActiveAt, at: now) }) ?? true {
+                try await users.markActive(id: landed.userID, at: now)
+            }
+        }
+
+        private func openSession(for userID: String) async throws -> OpenedSession {
+            let opened = try await SessionIssuer(dependencies: dependencies).open(
+                userID: userID, method: provider, client: client, connection: connection, now: now)
+            try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID, details: ["provider": provider])
+            // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
+            if let existing = found?.identity {
+                try await IdentityStore(connection).recordSignIn(of: existing, at: now, email: identity.email,
+                                                                 emailVerified: identity.emailVerified,
+                                                                 isPrivateEmail: identity.isPrivateEmail)
+            }
+            return opened
+        }
+    }
 }

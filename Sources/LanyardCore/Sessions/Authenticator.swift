@@ -10,8 +10,8 @@ public struct Caller: Sendable {
     public var authTime: Date
     /// Set when this (anonymous) account was merged into another: its session ended with the merge.
     public var mergedInto: String?
-    /// The account with its identities as the session check read them, where that read includes them
-    /// (PostgreSQL's shared read); `nil` on SQLite. As current as a read at the start of the request can be.
+    /// The account with its identities, when the store read them with the session (it does where they cost
+    /// nothing more); `nil` otherwise. As current as a read at the start of the request can be.
     public var account: SessionWithAccount?
 }
 
@@ -43,8 +43,8 @@ public struct Authenticator: Sendable {
         }
     }
 
-    /// `authenticate` and the caller's account, read together (one query, batched on PostgreSQL:
-    /// `GET /v1/users/me` is the most frequent authenticated request).
+    /// `authenticate` and the caller's account, read together in one query (`GET /v1/users/me` is the most
+    /// frequent authenticated request).
     public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, UserView) {
         let claims = try await dependencies.accessTokens.verify(token)
         guard let found = try await dependencies.sessionAccounts.find(sessionID: claims.sid) else {

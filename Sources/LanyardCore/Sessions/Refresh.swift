@@ -19,9 +19,9 @@ public struct Refresh: Sendable {
         try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         guard RefreshTokens.isWellFormed(token) else { throw LanyardError.invalidRefreshToken }
         let dependencies = self.dependencies
-        // Read before the transaction and unlocked (batched with other refreshes on PostgreSQL): refreshes of
-        // one token that race all decide to rotate it, and the rotation is idempotent.
-        guard let target = try await dependencies.refreshTargets.read(RefreshTokens.storageKey(token)) else {
+        // Read before any transaction and unlocked: refreshes of one token that race all decide to rotate it,
+        // and the rotation is idempotent.
+        guard let target = try await dependencies.refreshTargets.find(tokenKey: RefreshTokens.storageKey(token)) else {
             throw LanyardError.invalidRefreshToken
         }
         let now = dependencies.clock.now()
@@ -58,8 +58,8 @@ public struct Refresh: Sendable {
         }
     }
 
-    /// Stores the rotation: the presented token used, its successor stored, the session extended (shared with
-    /// concurrent refreshes' rotations on PostgreSQL, `RefreshRotations`).
+    /// Stores the rotation: the presented token used, its successor stored, the session extended
+    /// (`RefreshRotations`).
     private func rotate(_ target: RefreshTarget, to successor: String, at now: Date,
                         answering issued: Outcome) async throws -> Outcome {
         let rotation = Rotation(tokenKey: target.token.tokenKey, successorKey: RefreshTokens.storageKey(successor),

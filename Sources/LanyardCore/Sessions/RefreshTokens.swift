@@ -8,10 +8,9 @@ import LanyardSupport
 /// A token is its session's id (16 bytes) followed by its 256 random bits, base64url: 64 characters. The id is
 /// what finds the token's row (a selector, as in split tokens), the random bits are the secret. A token is
 /// stored under its `storageKey`: the session's id, then the SHA-256 of the whole token, so a session's tokens
-/// sit together in the table's order and a new session's land at its end. A key that is only a hash puts every
-/// token on a page at a random place of the table: once the table outgrows SQLite's page cache, each sign-in
-/// and refresh reads, rewrites and checkpoints such a page (the "large database" row in the history of BENCHMARKS.md). Tokens issued
-/// before this layout (43 characters, the random bits alone) are still accepted, under their hash alone.
+/// sit together in the table's order and a new session's land at its end (a key that is only a hash put every
+/// token at a random place of the table, which a large database pays for on every sign-in and refresh). Tokens
+/// issued before this layout (43 characters, the random bits alone) are still accepted, under their hash alone.
 public enum RefreshTokens {
     /// What presenting a refresh token leads to.
     public enum Decision: Equatable, Sendable {

@@ -24,7 +24,7 @@ struct OpenedSession: Sendable {
 
 /// Opens sessions: a `sessions` row and its first refresh token (stored hashed) inside the caller's
 /// transaction; the access token is signed and the account read after it commits, so a write transaction
-/// (SQLite has one writer) holds the database for as little as it can.
+/// holds the database for as little as it can.
 struct SessionIssuer {
     let dependencies: CoreDependencies
 

@@ -50,7 +50,9 @@ public struct LanyardRuntime: Sendable {
         }
         // A client of its own: provider key fetches never queue behind other traffic in a shared pool.
         let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient), clock: clock, logger: logger)
+        let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient,
+                                                           timeout: .milliseconds(Int64(configuration.providerKeyFetchTimeout * 1000))),
+                                  clock: clock, logger: logger)
         let providerTokens = ProviderTokens(verifier: IDTokenVerifier(keys: jwksCache, clock: clock),
                                             settings: providerSettings(configuration))
         let dependencies = CoreDependencies(

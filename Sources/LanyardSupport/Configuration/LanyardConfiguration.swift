@@ -18,6 +18,10 @@ public struct LanyardConfiguration: Sendable {
     public var appleClientIDs: [String] = []
     public var googleClientIDs: [String] = []
     public var appleJWKSURL: String = "https://appleid.apple.com/auth/keys"
+    /// How long one fetch of a provider's keys may take, body included (DESIGN section 8: a sign-in without
+    /// usable keys answers within 5 s). Not an environment variable: the test suite raises it, where a starved
+    /// machine can take longer to answer its own emulator's keys.
+    public var providerKeyFetchTimeout: TimeInterval = 2
     public var googleJWKSURL: String = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleRequiresNonce = false
     public var googleRequiresNonce = false

@@ -11,6 +11,7 @@ import Testing
             configuration.devMode = false
             configuration.appleClientIDs = [EmulatedProvider.apple.defaultClientID]
             configuration.appleJWKSURL = fake.url
+            configuration.providerKeyFetchTimeout = LanyardConfiguration().providerKeyFetchTimeout
         }
     }
 

@@ -31,6 +31,9 @@ struct RunningServer: Sendable {
             "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
             "LANYARD_DATA_DIR": TestServer.sharedDataDirectory,
         ])
+        // The emulator's keys come from this same busy process: give the fetch room. `ProviderFaultTests` keep the
+        // production deadline.
+        configuration.providerKeyFetchTimeout = 10
         configure(&configuration)
         let logger = logger ?? {
             var quiet = Logger(label: "lanyard.test")
