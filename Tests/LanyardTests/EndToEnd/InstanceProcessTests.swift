@@ -10,9 +10,14 @@ import Testing
         "LANYARD_ISSUER": "https://auth.example.test",
         "LANYARD_KEY_PUBLISH_DELAY": "3",
         "LANYARD_REFRESH_REUSE_GRACE": "1",
+        // Guests limited to three per address, counted in the database; the rest never in the way.
+        "LANYARD_RATE_LIMITS": "on",
+        "LANYARD_RATE_LIMIT_ANONYMOUS": "3/3600",
+        "LANYARD_RATE_LIMIT_SIGNIN": "10000/60",
+        "LANYARD_RATE_LIMIT_LINK": "10000/60",
     ]
 
-    @Test func twoProcessesOnOnePostgresAgreeOnKeysRefreshesSignOutsAndLinks() async throws {
+    @Test func twoProcessesOnOnePostgresAgreeOnKeysRefreshesSignOutsLinksAndRateLimits() async throws {
         guard TestDatabase.postgresURL != nil else { return }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         let a = try await ServerProcess.start(databaseURL: url, environment: Self.environment)
@@ -45,6 +50,11 @@ import Testing
         async let linkA = a.request(.POST, "/v1/auth/link/google", json: ["id_token": google], bearer: first.accessToken)
         async let linkB = b.request(.POST, "/v1/auth/link/google", json: ["id_token": google], bearer: second.accessToken)
         #expect(try await [linkA.status, linkB.status].sorted() == [200, 409])
+
+        // Rate limits count across both.
+        var statuses: [Int] = []
+        for server in [a, b, a, b] { statuses.append(try await server.request(.POST, "/v1/auth/anonymous", json: [:]).status) }
+        #expect(statuses == [200, 200, 200, 429])
 
         // A rotation by the command: published by both at once, signing on both after the delay.
         let before = try Session(try await a.signIn(apple: "ada"))
