@@ -143,6 +143,11 @@ import Testing
         // The operator's log says what happened, once each way.
         #expect(server.logText.contains("database unreachable"))
         #expect(server.logText.contains("database reachable again"))
+        // The background services warn once per outage, not once per poll.
+        for failure in ["could not read the signing keys", "could not send Apple revocations"] {
+            let warnings = server.logText.split(separator: "\n").filter { $0.contains(" warning ") && $0.contains(failure) }
+            #expect(warnings.count <= 1, "\(warnings)")
+        }
     }
 
     /// The SQLite file cannot grow (a full disk, as a file-size limit the test raises again): a write is a 503
