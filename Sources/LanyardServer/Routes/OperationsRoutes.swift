@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardStore
+import Synchronization
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`.
 struct OperationsRoutes {
@@ -34,9 +35,8 @@ struct OperationsRoutes {
     private func isReady() async -> Bool {
         guard database.isReachable else { return false }
         // Not a task group: it would wait for a ping stuck behind a busy pool before answering.
-        let answer = FirstAnswer()
         return await withCheckedContinuation { continuation in
-            answer.continuation = continuation
+            let answer = FirstAnswer(continuation)
             Task { answer.give((try? await database.ping()) != nil) }
             Task {
                 try? await Task.sleep(for: Self.readinessDeadline)
@@ -46,16 +46,15 @@ struct OperationsRoutes {
     }
 
     /// Resumes the readiness check with whichever of the ping and the deadline answers first.
-    private final class FirstAnswer: @unchecked Sendable {
-        private let lock = NSLock()
-        private var waiting: CheckedContinuation<Bool, Never>?
-        var continuation: CheckedContinuation<Bool, Never>? {
-            get { lock.withLock { waiting } }
-            set { lock.withLock { waiting = newValue } }
+    private final class FirstAnswer: Sendable {
+        private let waiting: Mutex<CheckedContinuation<Bool, Never>?>
+
+        init(_ continuation: CheckedContinuation<Bool, Never>) {
+            waiting = Mutex(continuation)
         }
 
         func give(_ ready: Bool) {
-            let continuation = lock.withLock {
+            let continuation = waiting.withLock { waiting in
                 defer { waiting = nil }
                 return waiting
             }

@@ -4,7 +4,6 @@ import Synchronization
 /// A pool connection a transaction takes only when it first sends a statement of its own. A PostgreSQL
 /// transaction whose only writes are held back (`enqueueWrite`) never needs one: its commit is one
 /// statement, which `GroupCommit` sends with other transactions' on a connection of its own.
-///
 final class ConnectionLease: Sendable {
     private enum State {
         case none
