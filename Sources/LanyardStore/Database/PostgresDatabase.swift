@@ -42,7 +42,8 @@ public final class PostgresDatabase: Database {
         do {
             try await pool.open()
         } catch {
-            throw StoreError.unavailable("cannot reach \(location.socketDirectory ?? location.host):\(location.port): \(error)")
+            throw StoreError.unavailable("cannot reach \(location.socketDirectory ?? location.host):\(location.port): "
+                                         + PostgresPool.reason(error))
         }
         return PostgresDatabase(pool: pool, logger: logger, statements: location.preparedStatements ? .shared : nil)
     }

@@ -60,15 +60,10 @@ final class PostgresPool: Sendable {
     /// Whether the last attempt to reach the server succeeded.
     var isReachable: Bool { state.withLock { $0.unreachable == nil } }
 
-    /// Opens the connections; throws when the server cannot be reached, so start-up fails with the reason.
-    /// Connections after the first that fail to open are left to `maintain`.
+    /// Opens the connections; throws the first one's error when the server cannot be reached, so start-up fails
+    /// with the reason. Connections after the first that fail to open are left to `maintain`.
     func open() async throws {
-        let first: PostgresConnection
-        do {
-            first = try await connect()
-        } catch {
-            throw StoreError.unavailable(Self.reason(error))
-        }
+        let first = try await connect()
         state.withLock { $0.open = 1 }
         release(first)
         await withDiscardingTaskGroup { group in
