@@ -12,7 +12,6 @@ public struct AnonymousAccounts: Sendable {
 
     /// `POST /v1/auth/anonymous`.
     public func create(client: ClientInfo) async throws -> SessionResponse {
-        try await dependencies.rateLimiter.check(.anonymous, key: client.ip)
         let dependencies = self.dependencies
         let opened = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()

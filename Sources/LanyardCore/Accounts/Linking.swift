@@ -14,7 +14,6 @@ public struct Linking: Sendable {
 
     public func link(provider: Provider, idToken: String, nonce: String?, caller: Caller,
                      client: ClientInfo) async throws -> LinkResponse {
-        try await dependencies.rateLimiter.check(.link, key: caller.userID)
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
         do {
             return try await linkTransaction(provider: provider, identity: identity, caller: caller, client: client)
@@ -39,38 +38,45 @@ public struct Linking: Sendable {
             firstRead = FirstAttempt((account.user, account.identities, ahead?.identity, account.nextLinkPosition))
         }
         return try await dependencies.database.transactionRetryingConflicts { [firstRead] connection in
-            let now = dependencies.clock.now()
-            let users = UserStore(connection)
-            let identities = IdentityStore(connection)
             let read: LinkRead? = if let prefetched = firstRead?.take() {
                 prefetched
             } else {
-                try await users.findForLink(id: caller.userID, provider: provider.rawValue, providerUserID: identity.subject)
-                    .map { ($0, $1, $2, nil) }
+                try await UserStore(connection).findForLink(id: caller.userID, provider: provider.rawValue,
+                                                            providerUserID: identity.subject).map { ($0, $1, $2, nil) }
             }
             guard let (user, owned, existing, position) = read, user.mergedInto == nil
             else { throw LanyardError.unauthorized("This account no longer exists") }
             try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
-            let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
-                                        linkedAt: now, lastSignInAt: nil)
-            // First of the held writes: it checks the account is still live before anything else touches it.
-            try await identities.link(linked, at: position)
-            // The account as this transaction leaves it, from the read and this transaction's own writes.
-            var linkedAccount = user
-            if user.isAnonymous {
-                try await users.setAnonymous(id: user.id, false, at: now)
-                linkedAccount.isAnonymous = false
-            }
-            if let name = identity.name, user.displayName == nil {
-                try await users.setDisplayNameIfEmpty(id: user.id, to: name, at: now)
-                linkedAccount.displayName = name
-            }
-            try await dependencies.audit(connection, at: now, clientIP: client.ip)
+            let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
+            try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
-            let view = UserView(user: linkedAccount, identities: owned + [linked])
+            let view = UserView(user: linked.account, identities: owned + [linked.identity])
             return LinkResponse(linkedProviders: view.linkedProviders,
                                 message: "\(provider.displayName) account linked", user: view)
         }
+    }
+
+    /// Writes the link: the identity, and the account no longer a guest and named if it had no name. Returns
+    /// the account as this transaction leaves it, from the read and these writes.
+    private func write(_ identity: VerifiedIdentity, of provider: Provider, to user: UserRecord, at position: Int64?,
+                       on connection: any DatabaseConnection) async throws
+        -> (identity: IdentityRecord, account: UserRecord, linkedAt: Date) {
+        let now = dependencies.clock.now()
+        let users = UserStore(connection)
+        let linked = IdentityRecord(identity, id: dependencies.random.newID(at: now), userID: user.id,
+                                    linkedAt: now, lastSignInAt: nil)
+        // First of the held writes: it checks the account is still live before anything else touches it.
+        try await IdentityStore(connection).link(linked, at: position)
+        var account = user
+        if user.isAnonymous {
+            try await users.setAnonymous(id: user.id, false, at: now)
+            account.isAnonymous = false
+        }
+        if let name = identity.name, user.displayName == nil {
+            try await users.setDisplayNameIfEmpty(id: user.id, to: name, at: now)
+            account.displayName = name
+        }
+        return (linked, account, now)
     }
 
     /// The conflict rules of linking, in the order a person would want them explained.

@@ -38,7 +38,6 @@ public struct SignIn: Sendable {
     }
 
     public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> SessionResponse {
-        try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies

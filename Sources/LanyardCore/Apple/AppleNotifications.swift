@@ -45,39 +45,47 @@ public struct AppleNotifications: Sendable {
         let dependencies = self.dependencies
         return try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
-            let notifications = AppleNotificationStore(connection)
-            guard try await notifications.recordOnce(jti: jti, type: event.type, at: now) else { return .replayed }
+            guard try await AppleNotificationStore(connection).recordOnce(jti: jti, type: event.type, at: now) else {
+                return .replayed
+            }
             guard let identity = try await IdentityStore(connection).find(provider: Provider.apple.rawValue,
                                                                          providerUserID: event.subject) else {
                 return .unknownIdentity
             }
-            let audit = dependencies.audit(connection, at: now, clientIP: nil)
-            let details = ["provider": Provider.apple.rawValue, "actor": "apple", "notification": event.type]
-            switch event.type {
-            case "consent-revoked":
-                try await notifications.setConsentRevoked(identityID: identity.id, at: now)
-                try await SessionStore(connection).revokeAll(userID: identity.userID, method: Provider.apple.rawValue,
-                                                            reason: "apple_consent_revoked", at: now)
-                try await audit.write(.identityRevoked, userID: identity.userID, details: details)
-            case "account-delete", "account-deleted":
-                let users = UserStore(connection)
-                guard let (_, owned) = try await users.findWithIdentitiesForUpdate(id: identity.userID) else { return .unknownIdentity }
-                if owned.count > 1 {
-                    try await IdentityStore(connection).delete(userID: identity.userID, provider: Provider.apple.rawValue)
-                    try await audit.write(.identityUnlinked, userID: identity.userID, details: details)
-                } else {
-                    // Apple's own account is gone, and with it the only way into this one.
-                    try await users.delete(id: identity.userID)
-                    try await audit.write(.userDeleted, userID: identity.userID, details: details)
-                }
-            case "email-disabled", "email-enabled":
-                try await notifications.setEmailForwarding(identityID: identity.id, enabled: event.type == "email-enabled")
-                try await audit.write(.userUpdated, userID: identity.userID,
-                                      details: details.merging(["field": "apple_email_forwarding"]) { $1 })
-            default:
-                break
-            }
-            return .applied
+            return try await Self.apply(event, to: identity, on: connection,
+                                        audit: dependencies.audit(connection, at: now, clientIP: nil), at: now)
         }
+    }
+
+    /// What each of Apple's event types does to the account that holds the Apple identity.
+    private static func apply(_ event: Event, to identity: IdentityRecord, on connection: any DatabaseConnection,
+                              audit: AuditLog, at now: Date) async throws -> Outcome {
+        let details = ["provider": Provider.apple.rawValue, "actor": "apple", "notification": event.type]
+        switch event.type {
+        case "consent-revoked":
+            try await AppleNotificationStore(connection).setConsentRevoked(identityID: identity.id, at: now)
+            try await SessionStore(connection).revokeAll(userID: identity.userID, method: Provider.apple.rawValue,
+                                                        reason: "apple_consent_revoked", at: now)
+            try await audit.write(.identityRevoked, userID: identity.userID, details: details)
+        case "account-delete", "account-deleted":
+            let users = UserStore(connection)
+            guard let (_, owned) = try await users.findWithIdentitiesForUpdate(id: identity.userID) else { return .unknownIdentity }
+            if owned.count > 1 {
+                try await IdentityStore(connection).delete(userID: identity.userID, provider: Provider.apple.rawValue)
+                try await audit.write(.identityUnlinked, userID: identity.userID, details: details)
+            } else {
+                // Apple's own account is gone, and with it the only way into this one.
+                try await users.delete(id: identity.userID)
+                try await audit.write(.userDeleted, userID: identity.userID, details: details)
+            }
+        case "email-disabled", "email-enabled":
+            try await AppleNotificationStore(connection).setEmailForwarding(identityID: identity.id,
+                                                                            enabled: event.type == "email-enabled")
+            try await audit.write(.userUpdated, userID: identity.userID,
+                                  details: details.merging(["field": "apple_email_forwarding"]) { $1 })
+        default:
+            break
+        }
+        return .applied
     }
 }

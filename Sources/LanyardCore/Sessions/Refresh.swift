@@ -16,7 +16,6 @@ public struct Refresh: Sendable {
     }
 
     public func refresh(token: String, client: ClientInfo) async throws -> SessionResponse {
-        try await dependencies.rateLimiter.check(.signIn, key: client.ip)
         guard RefreshTokens.isWellFormed(token) else { throw LanyardError.invalidRefreshToken }
         let dependencies = self.dependencies
         // Read before any transaction and unlocked: refreshes of one token that race all decide to rotate it,
@@ -41,12 +40,7 @@ public struct Refresh: Sendable {
             // Answered again with the successor the first rotation stored: nothing to write.
             issued
         case .reuse:
-            try await dependencies.database.transactionRetryingConflicts { connection in
-                try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
-                try await dependencies.audit(connection, at: now, clientIP: client.ip)
-                    .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
-                return .reused
-            }
+            try await revokeForReuse(session, client: client, at: now)
         }
         switch outcome {
         case .reused:
@@ -55,6 +49,17 @@ public struct Refresh: Sendable {
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
                                        authTime: session.authTime, method: session.amr)
             return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: false)
+        }
+    }
+
+    /// A rotated token presented again after the grace: the session is revoked, and the revocation commits.
+    private func revokeForReuse(_ session: SessionRecord, client: ClientInfo, at now: Date) async throws -> Outcome {
+        let dependencies = self.dependencies
+        return try await dependencies.database.transactionRetryingConflicts { connection in
+            try await SessionStore(connection).revoke(id: session.id, reason: "refresh_token_reused", at: now)
+            try await dependencies.audit(connection, at: now, clientIP: client.ip)
+                .write(.refreshReuseDetected, userID: session.userID, sessionID: session.id)
+            return .reused
         }
     }
 

@@ -131,25 +131,44 @@ public final class SigningKeyRing: Sendable {
     private static func loadKeys(database: any Database, masterKey: MasterKey, clock: any LanyardClock,
                                  random: any RandomSource, accessTokenTTL: TimeInterval) async throws -> Keys {
         let now = clock.now()
-        let expired = now.addingTimeInterval(-accessTokenTTL - 60)
-        // Usually a plain read (it runs for JWKS requests and every few seconds); a write only to make the first
-        // key or to drop keys whose tokens have all expired.
-        var records = try await database.read { try await SigningKeyStore($0).all() }
-        if !records.contains(where: { $0.retiredAt == nil }) || records.contains(where: { $0.retiredAt.map { $0 < expired } ?? false }) {
-            records = try await database.transaction { connection in
-                let store = SigningKeyStore(connection)
-                try await store.deleteRetired(before: expired)
-                var records = try await store.all()
-                if !records.contains(where: { $0.retiredAt == nil }) {
-                    let record = try newKeyRecord(masterKey: masterKey, random: random, now: now)
-                    try await store.insert(record)
-                    records.append(record)
-                }
-                return records
-            }
+        let records = try await currentRecords(database: database, masterKey: masterKey, random: random, now: now,
+                                               expired: now.addingTimeInterval(-accessTokenTTL - 60))
+        let signers = try Self.signers(of: records, masterKey: masterKey, now: now)
+        var publicKeys: [String: P256.Signing.PublicKey] = [:]
+        var published: [JWK] = []
+        for record in records {
+            guard let jwk = try? JSONDecoder().decode(JWK.self, from: Data(record.publicJWK.utf8)),
+                  let key = jwk.p256PublicKey() else { continue }
+            publicKeys[record.kid] = key
+            published.append(jwk)
         }
-        // Keys that sign now or will: those not retired yet (a rotation schedules the retirement). Instances that
-        // raced on first start each inserted a key; all of them sign with the oldest one.
+        return Keys(signers: signers, publicKeys: publicKeys, jwks: JWKS(keys: published), loadedAt: now,
+                    loadedAtInstant: ContinuousClock.now)
+    }
+
+    /// The stored keys. Usually a plain read (it runs for JWKS requests and every few seconds); a write only to
+    /// make the first key or to drop keys whose tokens have all expired.
+    private static func currentRecords(database: any Database, masterKey: MasterKey, random: any RandomSource,
+                                       now: Date, expired: Date) async throws -> [SigningKeyRecord] {
+        let records = try await database.read { try await SigningKeyStore($0).all() }
+        let hasSigner = records.contains { $0.retiredAt == nil }
+        guard !hasSigner || records.contains(where: { $0.retiredAt.map { $0 < expired } ?? false }) else { return records }
+        return try await database.transaction { connection in
+            let store = SigningKeyStore(connection)
+            try await store.deleteRetired(before: expired)
+            var records = try await store.all()
+            if !records.contains(where: { $0.retiredAt == nil }) {
+                let record = try newKeyRecord(masterKey: masterKey, random: random, now: now)
+                try await store.insert(record)
+                records.append(record)
+            }
+            return records
+        }
+    }
+
+    /// Keys that sign now or will: those not retired yet (a rotation schedules the retirement), in signing order.
+    /// Instances that raced on first start each inserted a key; all of them sign with the oldest one.
+    private static func signers(of records: [SigningKeyRecord], masterKey: MasterKey, now: Date) throws -> [Signer] {
         var signers: [Signer] = []
         for record in records where record.retiredAt.map({ $0 > now }) ?? true {
             let sealedKey: [UInt8]
@@ -167,17 +186,7 @@ public final class SigningKeyRing: Sendable {
                                   retiresAt: record.retiredAt))
         }
         guard !signers.isEmpty else { throw SigningKeyError.noActiveKey }
-        signers = Self.inSigningOrder(signers, retiresAt: \.retiresAt)
-        var publicKeys: [String: P256.Signing.PublicKey] = [:]
-        var published: [JWK] = []
-        for record in records {
-            guard let jwk = try? JSONDecoder().decode(JWK.self, from: Data(record.publicJWK.utf8)),
-                  let key = jwk.p256PublicKey() else { continue }
-            publicKeys[record.kid] = key
-            published.append(jwk)
-        }
-        return Keys(signers: signers, publicKeys: publicKeys, jwks: JWKS(keys: published), loadedAt: now,
-                    loadedAtInstant: ContinuousClock.now)
+        return Self.inSigningOrder(signers, retiresAt: \.retiresAt)
     }
 
     /// Keys in the order they sign: those with a retirement (scheduled or past) first, earliest retirement

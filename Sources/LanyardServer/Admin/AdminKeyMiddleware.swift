@@ -12,7 +12,7 @@ struct AdminKeyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let ip = api.client(request, context).ip
         try await api.dependencies.rateLimiter.refuseIfLimited(.adminKey, key: ip)
-        guard let presented = try? api.bearerToken(request), Hashing.isSameSecret(presented, key) else {
+        guard let presented = try? BearerToken.parse(request), Hashing.isSameSecret(presented, key) else {
             try await api.dependencies.rateLimiter.check(.adminKey, key: ip)
             throw LanyardError(.forbidden, "The admin key is missing or wrong")
         }

@@ -12,13 +12,15 @@ struct GoTrueRoutes {
 
     func register(on router: Router<LanyardRequestContext>) {
         let group = router.group("auth/v1").add(middleware: GoTrueMiddleware(anonKey: anonKey, metrics: api.metrics))
-        group.post("token", use: token)
-        group.post("signup", use: signUp)
-        group.get("user", use: user)
-        group.put("user", use: updateUser)
-        group.post("logout", use: logout)
-        group.get("user/identities", use: identities)
-        group.delete("user/identities/:identity_id", use: unlinkIdentity)
+        // Both grants count as sign-ins; `link_identity` also counts against the account's link limit (`token`).
+        group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("token", use: token)
+        group.group().add(middleware: RateLimit(api, .anonymous, per: .clientIP)).post("signup", use: signUp)
+        let signedIn = group.group().add(middleware: BearerAuthentication(api, .required))
+        signedIn.get("user", use: user)
+        signedIn.put("user", use: updateUser)
+        signedIn.post("logout", use: logout)
+        signedIn.get("user/identities", use: identities)
+        signedIn.delete("user/identities/:identity_id", use: unlinkIdentity)
         group.get("settings", use: settings)
         group.get("health") { _, _ in try JSONResponse.make(GoTrueHealth()) }
         group.get(".well-known/jwks.json") { _, _ in
@@ -54,8 +56,10 @@ struct GoTrueRoutes {
         let client = api.client(request, context)
         var guest: Caller?
         if body.linkIdentity {
+            let caller = try await api.caller(request)
+            try await api.dependencies.rateLimiter.check(.link, key: caller.userID)
             _ = try await Linking(api.dependencies).link(provider: provider, idToken: body.idToken, nonce: body.nonce,
-                                                         caller: try await api.caller(request), client: client)
+                                                         caller: caller, client: client)
         } else {
             guest = await guestCaller(request)
         }
@@ -67,7 +71,7 @@ struct GoTrueRoutes {
     /// A guest's bearer upgrades or merges, as on `/v1`; anything else in `Authorization` (the project's
     /// `apikey`, an expired or foreign token, a signed-in user's token) is ignored, as Supabase's clients send it.
     private func guestCaller(_ request: Request) async -> Caller? {
-        guard let token = try? api.bearerToken(request),
+        guard let token = try? BearerToken.parse(request),
               let caller = try? await Authenticator(api.dependencies).authenticateAllowingMerged(bearer: token),
               caller.isAnonymous else { return nil }
         return caller
@@ -86,7 +90,7 @@ struct GoTrueRoutes {
     }
 
     @Sendable func logout(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         // GoTrue's default scope is global.
         let scopeName = request.uri.queryParameters["scope"].map(String.init) ?? "global"
         guard let scope = SessionManagement.SignOutScope(rawValue: scopeName) else {
@@ -99,12 +103,12 @@ struct GoTrueRoutes {
     // MARK: The user
 
     @Sendable func user(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         return try JSONResponse.make(GoTrueUser(try await AccountDetails.load(userID: caller.userID, api.dependencies)))
     }
 
     @Sendable func updateUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let body = try await JSONBody.decode(GoTrueUserBody.self, from: request)
         if body.asksForUnsupported { throw GoTrueError.emailDisabled }
         try await UserMetadata(api.dependencies).update(userID: caller.userID, with: body.data)
@@ -112,7 +116,7 @@ struct GoTrueRoutes {
     }
 
     @Sendable func identities(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         struct Identities: Encodable { let identities: [GoTrueIdentity] }
         let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
         return try JSONResponse.make(Identities(identities: account.identities.map(GoTrueIdentity.init)))
@@ -120,7 +124,7 @@ struct GoTrueRoutes {
 
     /// Unlinks by the identity's row id, with Lanyard's rules (recent sign-in, never the last identity).
     @Sendable func unlinkIdentity(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let identityID = context.parameters.get("identity_id") ?? ""
         let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
         guard let identity = account.identities.first(where: { $0.id == identityID }) else {

@@ -5,7 +5,7 @@ import LanyardCore
 import LanyardSupport
 import Logging
 
-/// What every route handler shares: the core services, and how to read the caller and the client.
+/// What every route handler shares: the core services, and how to read the client.
 struct APIContext: Sendable {
     let dependencies: CoreDependencies
     let trustedProxies: [CIDR]
@@ -31,31 +31,11 @@ struct APIContext: Sendable {
                    userAgent: request.headers[.userAgent])
     }
 
-    /// The bearer token of the `Authorization` header, if any; `UNAUTHORIZED` when malformed.
-    func bearerToken(_ request: Request) throws -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
-            throw LanyardError.unauthorized("The Authorization header must be 'Bearer <access token>'")
-        }
-        // Byte-level trim: Foundation's trimmingCharacters bridges a 600-byte token through NSString.
-        let bytes = Array(parts[1].utf8)
-        var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
-    }
-
-    /// The authenticated caller; `UNAUTHORIZED` without a valid bearer of an active session.
+    /// The caller for a route whose rules depend on the body (GoTrue's `link_identity`); elsewhere the route's
+    /// group resolves it (`BearerAuthentication`).
     func caller(_ request: Request) async throws -> Caller {
-        guard let token = try bearerToken(request) else { throw LanyardError.unauthorized }
+        guard let token = try BearerToken.parse(request) else { throw LanyardError.unauthorized }
         return try await Authenticator(dependencies).authenticate(bearer: token)
-    }
-
-    /// `caller` and the caller's account, read in one query.
-    func callerReadingAccount(_ request: Request) async throws -> (Caller, UserView) {
-        guard let token = try bearerToken(request) else { throw LanyardError.unauthorized }
-        return try await Authenticator(dependencies).authenticateReadingAccount(bearer: token)
     }
 
     func provider(_ context: LanyardRequestContext) throws -> Provider {

@@ -6,38 +6,29 @@ struct AuthRoutes {
     let api: APIContext
 
     func register(on router: Router<LanyardRequestContext>) {
-        let group = router.group("v1/auth")
-        group.post("signin/:provider", use: signIn)
-        group.post("anonymous", use: anonymous)
-        group.post("refresh", use: refresh)
-        group.post("signout", use: signOut)
-        group.post("link/:provider", use: link)
-        group.delete("link/:provider", use: unlink)
-        group.post("reauthenticate/:provider", use: reauthenticate)
+        // Each group's middleware runs in the order added, before the handler.
+        router.group("v1/auth").add(middleware: SignInMetrics(metrics: api.metrics))
+            .add(middleware: RateLimit(api, .signIn, per: .clientIP))
+            .add(middleware: BearerAuthentication(api, .optionalAllowingMerged))
+            .post("signin/:provider", use: signIn)
+        router.group("v1/auth").add(middleware: RateLimit(api, .anonymous, per: .clientIP)).post("anonymous", use: anonymous)
+        router.group("v1/auth").add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("refresh", use: refresh)
+        let signedIn = router.group("v1/auth").add(middleware: BearerAuthentication(api, .required))
+        signedIn.post("signout", use: signOut)
+        signedIn.delete("link/:provider", use: unlink)
+        signedIn.group().add(middleware: RateLimit(api, .link, per: .caller)).post("link/:provider", use: link)
+        signedIn.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("reauthenticate/:provider", use: reauthenticate)
     }
 
     @Sendable func signIn(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let providerName = context.parameters.get("provider") ?? ""
-        do {
-            let provider = try api.provider(context)
-            let received = try await JSONBody.decode(SignInBody.self, from: request)
-            let body = try received.validated()
-            // An invalid bearer is refused rather than ignored: the app believes it holds a guest session.
-            var guest: Caller?
-            if let token = try api.bearerToken(request) {
-                guest = try await Authenticator(api.dependencies).authenticateAllowingMerged(bearer: token)
-            }
-            let response = try await SignIn(api.dependencies).signIn(provider: provider, request: body, guest: guest,
-                                                                     client: api.client(request, context))
-            api.metrics.recordSignIn(provider: provider.rawValue, outcome: "success")
-            api.redeemAppleCode(received.authorizationCode, provider: provider, idToken: body.idToken, nonce: body.nonce,
-                                logger: context.logger)
-            return JSONResponse.make(response)
-        } catch let error as LanyardError {
-            api.metrics.recordSignIn(provider: providerName == "apple" || providerName == "google" ? providerName : "other",
-                                     outcome: error.code.rawValue)
-            throw error
-        }
+        let provider = try api.provider(context)
+        let received = try await JSONBody.decode(SignInBody.self, from: request)
+        let body = try received.validated()
+        let response = try await SignIn(api.dependencies).signIn(provider: provider, request: body, guest: context.caller,
+                                                                 client: api.client(request, context))
+        api.redeemAppleCode(received.authorizationCode, provider: provider, idToken: body.idToken, nonce: body.nonce,
+                            logger: context.logger)
+        return JSONResponse.make(response)
     }
 
     @Sendable func anonymous(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -52,14 +43,14 @@ struct AuthRoutes {
     }
 
     @Sendable func signOut(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let scope = try await JSONBody.decode(SignOutBody.self, from: request).validatedScope()
         try await SessionManagement(api.dependencies).signOut(caller, scope: scope, client: api.client(request, context))
         return JSONResponse.noContent()
     }
 
     @Sendable func link(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
         let linked = try await Linking(api.dependencies).link(
@@ -71,14 +62,14 @@ struct AuthRoutes {
     }
 
     @Sendable func unlink(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let provider = try api.provider(context)
         return JSONResponse.make(try await Linking(api.dependencies).unlink(
             provider: provider, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func reauthenticate(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let provider = try api.provider(context)
         let body = try await JSONBody.decode(ProviderTokenBody.self, from: request)
         let session = try await Reauthentication(api.dependencies).reauthenticate(

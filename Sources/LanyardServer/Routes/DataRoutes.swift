@@ -9,10 +9,11 @@ struct DataRoutes {
     static let bodyLimit = DataRecords.maximumRecordBytes + 4 * 1024
 
     func register(on router: Router<LanyardRequestContext>) {
-        router.put("v1/data/:collection/:id", use: put)
-        router.get("v1/data/:collection/:id", use: get)
-        router.delete("v1/data/:collection/:id", use: delete)
-        router.get("v1/data/:collection", use: changes)
+        let data = router.group("v1/data").add(middleware: BearerAuthentication(api, .required))
+        data.put(":collection/:id", use: put)
+        data.get(":collection/:id", use: get)
+        data.delete(":collection/:id", use: delete)
+        data.get(":collection", use: changes)
     }
 
     struct PutBody: RequestBody {
@@ -24,7 +25,7 @@ struct DataRoutes {
     }
 
     @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let body = try await JSONBody.decode(PutBody.self, from: request, limit: Self.bodyLimit)
         let record = try await DataRecords(api.dependencies).put(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
@@ -33,14 +34,14 @@ struct DataRoutes {
     }
 
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let record = try await DataRecords(api.dependencies).get(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "", caller: caller)
         return try JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func delete(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let tombstone = try await DataRecords(api.dependencies).delete(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
             expectedVersion: try Self.ifMatch(request), caller: caller)
@@ -48,7 +49,7 @@ struct DataRoutes {
     }
 
     @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let query = request.uri.queryParameters
         var limit: Int?
         if let text = query["limit"] {

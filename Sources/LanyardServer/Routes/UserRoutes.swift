@@ -6,20 +6,21 @@ struct UserRoutes {
     let api: APIContext
 
     func register(on router: Router<LanyardRequestContext>) {
-        router.get("v1/users/me", use: me)
-        router.patch("v1/users/me", use: updateMe)
-        router.delete("v1/users/me", use: deleteMe)
-        router.get("v1/sessions", use: sessions)
-        router.delete("v1/sessions/:id", use: revokeSession)
+        router.group().add(middleware: BearerAuthentication(api, .requiredReadingAccount)).get("v1/users/me", use: me)
+        let signedIn = router.group().add(middleware: BearerAuthentication(api, .required))
+        signedIn.patch("v1/users/me", use: updateMe)
+        signedIn.delete("v1/users/me", use: deleteMe)
+        signedIn.get("v1/sessions", use: sessions)
+        signedIn.delete("v1/sessions/:id", use: revokeSession)
     }
 
     @Sendable func me(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let (_, account) = try await api.callerReadingAccount(request)
+        guard let account = context.account else { throw LanyardError.unauthorized }
         return JSONResponse.make(MeResponse(user: account))
     }
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         let body = try await JSONBody.decode(ProfilePatchBody.self, from: request)
         guard body.hasDisplayName else {
             throw LanyardError.invalidRequest(field: "display_name", "display_name is required")
@@ -28,19 +29,19 @@ struct UserRoutes {
     }
 
     @Sendable func deleteMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         try await AccountDeletion(api.dependencies).delete(caller, client: api.client(request, context))
         return JSONResponse.noContent()
     }
 
     @Sendable func sessions(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         struct Sessions: Encodable { let sessions: [SessionView] }
         return try JSONResponse.make(Sessions(sessions: try await SessionManagement(api.dependencies).list(for: caller)))
     }
 
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let caller = try await api.caller(request)
+        let caller = try context.requireCaller()
         try await SessionManagement(api.dependencies).revoke(
             sessionID: context.parameters.get("id") ?? "", caller: caller, client: api.client(request, context))
         return JSONResponse.noContent()

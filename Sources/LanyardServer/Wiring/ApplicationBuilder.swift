@@ -46,10 +46,11 @@ extension LanyardRuntime {
             logger: logger)
     }
 
-    /// What runs beside the API in every instance: the signing-key refresher and, with webhooks configured, their
-    /// delivery.
+    /// What runs beside the API in every instance: the database's own work, the signing-key refresher and, when
+    /// configured, webhook delivery and Apple's revocations. Graceful shutdown stops them in reverse order, after
+    /// the HTTP server has answered its last request: the database last.
     func backgroundServices() -> [any Service] {
-        var services: [any Service] = [SigningKeyRefresher(
+        var services: [any Service] = [DatabaseService(database: database), SigningKeyRefresher(
             keyRing: keyRing, interval: SigningKeyRefresher.interval(publishDelay: configuration.keyPublishDelay),
             logger: logger)]
         if let url = configuration.webhookURL, let secret = configuration.webhookSecret {

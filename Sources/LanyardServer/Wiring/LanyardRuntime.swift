@@ -32,7 +32,8 @@ public struct LanyardRuntime: Sendable {
         let database: any Database
         do {
             database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
-                                                 timeout: .seconds(configuration.databaseTimeout), logger: logger)
+                                                 timeout: .seconds(configuration.databaseTimeout),
+                                                 background: .runByOwner, logger: logger)
             try await Migrator(database: database, logger: logger).migrate(now: clock.now())
         } catch {
             throw ConfigurationError(variable: "LANYARD_DATABASE_URL",

@@ -85,7 +85,21 @@ public protocol Database: Sendable {
     /// `lanyard_database_reachable` gauge). An SQLite file is always reachable; its failures are per write.
     var isReachable: Bool { get }
 
+    /// The database's background work, until the calling task is cancelled: PostgreSQL's pool replaces lost
+    /// connections and refuses requests that waited past `LANYARD_DATABASE_TIMEOUT` (`PostgresPool.maintain`).
+    /// SQLite has none to run here (its checkpointer is a thread the writer wakes) and only waits. The server runs
+    /// it as a service (`DatabaseService`); a database opened with `BackgroundWork.ownTask` runs it itself.
+    func runBackgroundWork() async
+
     func close() async
+}
+
+/// Who runs a database's `runBackgroundWork()`.
+public enum BackgroundWork: Sendable {
+    /// The database, in a task of its own that `close()` ends: for commands and tests, which have no service group.
+    case ownTask
+    /// Whoever opened it: the server, as a service of its `ServiceGroup`, stopped at graceful shutdown.
+    case runByOwner
 }
 
 extension Database {

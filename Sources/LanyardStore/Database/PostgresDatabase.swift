@@ -10,7 +10,8 @@ import Synchronization
 public final class PostgresDatabase: Database {
     public let dialect = SQLDialect.postgres
     private let pool: PostgresPool
-    private let maintenance: Task<Void, Never>
+    /// The pool's maintenance, when the database runs it itself (`BackgroundWork.ownTask`).
+    private let maintenance: Task<Void, Never>?
     private let logger: Logger
     /// Statement names, or `nil` when the URL says `prepared_statements=off`.
     private let statements: PreparedStatements?
@@ -21,8 +22,9 @@ public final class PostgresDatabase: Database {
     ///   - connections: the pool's fixed size; every connection is opened at start and kept (`PostgresPool`).
     ///   - timeout: how long a request waits for a connection before it is answered `SERVICE_UNAVAILABLE`
     ///     (`LANYARD_DATABASE_TIMEOUT`).
+    ///   - background: who runs the pool's maintenance (`runBackgroundWork()`).
     public static func connect(_ location: DatabaseLocation.PostgresLocation, connections: Int, timeout: Duration = .seconds(2),
-                               logger: Logger) async throws -> PostgresDatabase {
+                               background: BackgroundWork = .ownTask, logger: Logger) async throws -> PostgresDatabase {
         let configuration: PostgresConnection.Configuration
         if let directory = location.socketDirectory {
             configuration = PostgresConnection.Configuration(unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)",
@@ -45,17 +47,21 @@ public final class PostgresDatabase: Database {
             throw StoreError.unavailable("cannot reach \(location.socketDirectory ?? location.host):\(location.port): "
                                          + PostgresPool.reason(error))
         }
-        return PostgresDatabase(pool: pool, logger: logger, statements: location.preparedStatements ? .shared : nil)
+        return PostgresDatabase(pool: pool, logger: logger, statements: location.preparedStatements ? .shared : nil,
+                                background: background)
     }
 
-    private init(pool: PostgresPool, logger: Logger, statements: PreparedStatements?) {
+    private init(pool: PostgresPool, logger: Logger, statements: PreparedStatements?, background: BackgroundWork) {
         self.statements = statements
         self.pool = pool
         self.logger = logger
         groupCommit = GroupCommit(shapes: shapes) { [shapes] body in
             try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
         }
-        self.maintenance = Task { await pool.maintain() }
+        maintenance = switch background {
+        case .ownTask: Task { await pool.maintain() }
+        case .runByOwner: nil
+        }
     }
 
     /// `BEGIN` is sent only when the transaction first locks or writes: Lanyard's transactions run at read
@@ -107,9 +113,13 @@ public final class PostgresDatabase: Database {
 
     public var isReachable: Bool { pool.isReachable }
 
+    public func runBackgroundWork() async {
+        await pool.maintain()
+    }
+
     public func close() async {
-        maintenance.cancel()
-        _ = await maintenance.value
+        maintenance?.cancel()
+        _ = await maintenance?.value
         await pool.close()
     }
 

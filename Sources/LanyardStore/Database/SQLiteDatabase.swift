@@ -79,6 +79,10 @@ public final class SQLiteDatabase: Database {
 
     public var isReachable: Bool { true }
 
+    public func runBackgroundWork() async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
     public func close() async {
         // Queued after every transaction in flight, so nothing is cut off.
         _ = try? await commits.run { _ in () }

@@ -245,4 +245,48 @@ import LanyardStore
             #expect(elsewhere.status == 200)
         }
     }
+
+    /// The limits are counted by route, before the body is read: re-authentication, a malformed body and
+    /// GoTrue's grants count against the client IP's sign-in limit; GoTrue's sign-up shares the guests' limit, and
+    /// its `link_identity` the account's link limit.
+    @Test(arguments: TestDatabase.available)
+    func everyRouteThatSignsInCountsAgainstTheSameLimits(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            $0.rateLimits.enabled = true
+            $0.rateLimits.signIn = .init(limit: 5, window: 300)
+            $0.rateLimits.anonymous = .init(limit: 1, window: 3600)
+            $0.rateLimits.link = .init(limit: 1, window: 3600)
+        }) { server in
+            let first = try await server.signIn(.google, sub: "g-ada")  // 1
+            let reauthenticated = try await server.post("/v1/auth/reauthenticate/google",
+                                                        ["id_token": try server.idToken(.google, sub: "g-ada")],
+                                                        bearer: first.accessToken)  // 2
+            #expect(reauthenticated.status == 200)
+            let ada = try #require(reauthenticated.json["access_token"] as? String)
+            #expect(try await server.post("/v1/auth/signin/google", ["idtoken": "typo"]).status == 400)  // 3
+            let grant: [String: Any] = ["provider": "google", "id_token": try server.idToken(.apple, sub: "a-ada")]
+            let linked = try await server.request(.POST, "/auth/v1/token?grant_type=id_token",
+                                                  json: grant.merging(["link_identity": true]) { $1 }, bearer: ada)  // 4
+            #expect(linked.status == 400, "an Apple token for Google: refused, and counted \(linked.text)")
+            #expect(try await server.post("/auth/v1/token?grant_type=refresh_token",
+                                          ["refresh_token": String(repeating: "A", count: 43)]).status == 400)  // 5
+
+            let malformed = try await server.post("/v1/auth/signin/google", ["idtoken": "typo"])
+            #expect(malformed.status == 429)
+            #expect(malformed.errorCode == "RATE_LIMITED")
+            let goTrue = try await server.request(.POST, "/auth/v1/token?grant_type=id_token", json: grant)
+            #expect(goTrue.status == 429)
+            #expect(goTrue.json["error_code"] as? String == "over_request_rate_limit")
+            #expect(goTrue.headers.first(name: "Retry-After") != nil)
+
+            // GoTrue's anonymous sign-up and Lanyard's share one allowance per client IP.
+            #expect(try await server.post("/auth/v1/signup").status == 200)
+            #expect(try await server.post("/v1/auth/anonymous").errorCode == "RATE_LIMITED")
+            // `link_identity` counted against Ada's one link: Lanyard's link route is refused.
+            server.clock.advance(by: 301)
+            let link = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "a-ada")],
+                                              bearer: ada)
+            #expect(link.errorCode == "RATE_LIMITED", "\(link.text)")
+        }
+    }
 }
