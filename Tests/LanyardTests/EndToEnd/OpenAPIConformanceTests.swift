@@ -1,0 +1,209 @@
+import Foundation
+import LanyardSupport
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// The served OpenAPI document against the server's real answers: one story that reaches every documented
+/// operation (the emulator's aside), its successes and the errors a client must handle, and every answer checked
+/// against its operation's declared statuses and schemas (`OpenAPIConformance`).
+@Suite struct OpenAPIConformanceTests {
+    /// Every answer of the story, and what was wrong with each.
+    final class AnswerLog: Sendable {
+        let spec: OpenAPIConformance
+        private let state = Mutex<(problems: [String], reached: Set<String>)>(([], []))
+
+        init(_ spec: OpenAPIConformance) { self.spec = spec }
+
+        func record(_ method: HTTPMethod, _ path: String, _ answer: TestResponse) {
+            let problems = spec.problems(method: method.rawValue, path: path, status: answer.status, body: answer.body,
+                                         contentType: answer.headers.first(name: "Content-Type"))
+            let operation = spec.operation(method: method.rawValue, path: path)
+            state.withLock { state in
+                state.problems += problems
+                if let operation { state.reached.insert(operation) }
+            }
+        }
+
+        var problems: [String] { state.withLock { $0.problems } }
+        var reached: Set<String> { state.withLock { $0.reached } }
+    }
+
+    /// A client that checks every answer it gets.
+    struct CheckedClient: Sendable {
+        let server: TestServer
+        let log: AnswerLog
+
+        @discardableResult
+        func send(_ method: HTTPMethod, _ path: String, _ json: [String: Any]? = nil, bearer: String? = nil,
+                  headers: [String: String] = [:]) async throws -> TestResponse {
+            let answer = try await server.request(method, path, json: json, bearer: bearer, headers: headers)
+            log.record(method, path, answer)
+            return answer
+        }
+
+        func session(_ answer: TestResponse) throws -> Session { try Session(answer) }
+    }
+
+    /// The session an access token speaks for (its `sid` claim).
+    static func sessionID(_ session: Session) throws -> String {
+        let payload = session.accessToken.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode($0) }
+        guard let payload, case .object(let claims) = try JSONParser.parse(payload), let sid = claims["sid"]?.stringValue else {
+            throw TestSetupError("no sid in the access token")
+        }
+        return sid
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func everyAnswerMatchesTheDocument(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            $0.adminKey = AdminTests.key
+            $0.rateLimits.enabled = true
+            $0.rateLimits.anonymous = .init(limit: 3, window: 3600)
+        }) { server in
+            let log = AnswerLog(try OpenAPIConformance(try await server.get("/openapi.json").body))
+            let client = CheckedClient(server: server, log: log)
+            try await Self.operations(client)
+            try await Self.accounts(client)
+            try await Self.data(client)
+            try await Self.administration(client)
+            try await Self.goTrue(client)
+
+            #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
+            let documented = log.spec.operations.filter { !$0.contains(" /_emulator") }
+            let missed = documented.subtracting(log.reached)
+            #expect(missed.isEmpty, "not reached by the story: \(missed.sorted())")
+        }
+    }
+
+    static func operations(_ client: CheckedClient) async throws {
+        for path in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/.well-known/jwks.json",
+                     "/.well-known/openid-configuration", "/admin"] {
+            #expect(try await client.send(.GET, path).status == 200, "\(path)")
+        }
+    }
+
+    static func accounts(_ client: CheckedClient) async throws {
+        let server = client.server
+        let guest = try client.session(try await client.send(.POST, "/v1/auth/anonymous"))
+        let ada = try client.session(try await client.send(.POST, "/v1/auth/signin/apple",
+                                                           ["id_token": try server.idToken(.apple, sub: "ada", name: "Ada")],
+                                                           bearer: guest.accessToken))
+        try await client.send(.POST, "/v1/auth/signin/apple", ["idtoken": "typo"])
+        try await client.send(.POST, "/v1/auth/signin/apple", ["id_token": "not.a.token"])
+        try await client.send(.POST, "/v1/auth/signin/github", ["id_token": "x"])
+        try await client.send(.POST, "/v1/auth/signin/apple", ["id_token": String(repeating: "a", count: 70_000)])
+        try await client.send(.GET, "/v1/users/me", bearer: ada.accessToken)
+        try await client.send(.GET, "/v1/users/me")
+        try await client.send(.PATCH, "/v1/users/me", ["display_name": "Ada L."], bearer: ada.accessToken)
+        try await client.send(.PATCH, "/v1/users/me", ["display_name": 7], bearer: ada.accessToken)
+
+        let google = ["id_token": try server.idToken(.google, sub: "ada-g")]
+        #expect(try await client.send(.POST, "/v1/auth/link/google", google, bearer: ada.accessToken).status == 200)
+        try await client.send(.POST, "/v1/auth/link/google", google, bearer: ada.accessToken)  // already linked: 409
+        try await client.send(.POST, "/v1/auth/link/google", ["id_token": "x"], bearer: ada.accessToken)
+        #expect(try await client.send(.DELETE, "/v1/auth/link/google", bearer: ada.accessToken).status == 200)
+        try await client.send(.DELETE, "/v1/auth/link/google", bearer: ada.accessToken)  // not linked: 404
+        try await client.send(.DELETE, "/v1/auth/link/apple", bearer: ada.accessToken)  // the only one: 400
+        let reauthenticated = try await client.send(.POST, "/v1/auth/reauthenticate/apple",
+                                                    ["id_token": try server.idToken(.apple, sub: "ada")], bearer: ada.accessToken)
+        let current = try client.session(reauthenticated)
+        try await client.send(.POST, "/v1/auth/reauthenticate/apple", ["id_token": try server.idToken(.apple, sub: "eve")],
+                              bearer: current.accessToken)  // not this account's identity: 403
+        try await client.send(.POST, "/v1/auth/reauthenticate/google", ["id_token": try server.idToken(.google, sub: "ada-g")],
+                              bearer: current.accessToken)  // not linked: 404
+
+        let refreshed = try client.session(try await client.send(.POST, "/v1/auth/refresh", ["refresh_token": current.refreshToken]))
+        try await client.send(.POST, "/v1/auth/refresh", ["refresh_token": String(repeating: "A", count: 43)])
+        try await client.send(.POST, "/v1/auth/refresh", [:])
+        let other = try await server.signIn(.apple, sub: "ada")
+        #expect(try await client.send(.GET, "/v1/sessions", bearer: refreshed.accessToken).status == 200)
+        #expect(try await client.send(.DELETE, "/v1/sessions/\(try Self.sessionID(other))", bearer: refreshed.accessToken).status == 204)
+        try await client.send(.DELETE, "/v1/sessions/\(try Self.sessionID(other))", bearer: refreshed.accessToken)
+        try await client.send(.POST, "/v1/auth/signout", ["scope": "nowhere"], bearer: refreshed.accessToken)
+
+        // Apple's notification, signed by the emulator as Apple signs it, sent twice.
+        let sent = try await server.post("/_emulator/apple/notify", ["type": "email-disabled", "sub": "ada"])
+        let payload = try #require(sent.json["payload"] as? String)
+        #expect(try await client.send(.POST, "/v1/providers/apple/notifications", ["payload": payload]).status == 200)
+        try await client.send(.POST, "/v1/providers/apple/notifications", ["payload": "not.a.jws"])
+        try await client.send(.POST, "/v1/providers/apple/notifications", [:])
+
+        // The guests' limit (three an hour here): the story made one.
+        for _ in 0..<3 { try await client.send(.POST, "/v1/auth/anonymous") }
+        #expect(try await client.send(.POST, "/v1/auth/signout", ["scope": "local"], bearer: refreshed.accessToken).status == 204)
+        let last = try await server.signIn(.apple, sub: "ada")
+        #expect(try await client.send(.DELETE, "/v1/users/me", bearer: last.accessToken).status == 204)
+    }
+
+    static func data(_ client: CheckedClient) async throws {
+        let grace = try await client.server.signIn(.google, sub: "grace")
+        let bearer = grace.accessToken
+        #expect(try await client.send(.PUT, "/v1/data/notes/n1", ["data": ["text": "hi", "tags": ["a"]]], bearer: bearer).status == 200)
+        try await client.send(.PUT, "/v1/data/notes/n1", ["data": ["text": "again"]], bearer: bearer, headers: ["If-Match": "\"9\""])
+        try await client.send(.PUT, "/v1/data/Not A Collection/n1", ["data": [:]], bearer: bearer)
+        try await client.send(.PUT, "/v1/data/notes/n2", ["data": ["text": String(repeating: "x", count: 300_000)]], bearer: bearer)
+        #expect(try await client.send(.GET, "/v1/data/notes/n1", bearer: bearer).status == 200)
+        try await client.send(.GET, "/v1/data/notes/missing", bearer: bearer)
+        #expect(try await client.send(.GET, "/v1/data/notes?limit=10", bearer: bearer).status == 200)
+        try await client.send(.GET, "/v1/data/notes?limit=ten", bearer: bearer)
+        try await client.send(.GET, "/v1/data/notes", bearer: nil)
+        try await client.send(.DELETE, "/v1/data/notes/n1", bearer: bearer, headers: ["If-Match": "\"7\""])
+        #expect(try await client.send(.DELETE, "/v1/data/notes/n1", bearer: bearer).status == 200)
+        try await client.send(.DELETE, "/v1/data/notes/never", bearer: bearer)
+    }
+
+    static func administration(_ client: CheckedClient) async throws {
+        let linus = try await client.server.signIn(.google, sub: "linus")
+        let second = try await client.server.signIn(.google, sub: "linus")
+        let key = AdminTests.key
+        #expect(try await client.send(.GET, "/v1/admin/users?limit=5", bearer: key).status == 200)
+        try await client.send(.GET, "/v1/admin/users", bearer: "wrong")
+        #expect(try await client.send(.GET, "/v1/admin/users/\(linus.userID)", bearer: key).status == 200)
+        try await client.send(.GET, "/v1/admin/users/nobody", bearer: key)
+        #expect(try await client.send(.PATCH, "/v1/admin/users/\(linus.userID)", ["display_name": "Linus"], bearer: key).status == 200)
+        try await client.send(.PATCH, "/v1/admin/users/\(linus.userID)", ["disabled": "yes"], bearer: key)
+        // A disabled account: its bearer, its sign-in and its refresh are refused with ACCOUNT_DISABLED.
+        #expect(try await client.send(.PATCH, "/v1/admin/users/\(linus.userID)", ["disabled": true], bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/users/me", bearer: second.accessToken).status == 403)
+        try await client.send(.POST, "/v1/auth/signin/google", ["id_token": try client.server.idToken(.google, sub: "linus")])
+        try await client.send(.POST, "/v1/auth/refresh", ["refresh_token": second.refreshToken])
+        #expect(try await client.send(.PATCH, "/v1/admin/users/\(linus.userID)", ["disabled": false], bearer: key).status == 200)
+        let third = try await client.server.signIn(.google, sub: "linus")
+        #expect(try await client.send(.DELETE, "/v1/admin/users/\(linus.userID)/sessions/\(try Self.sessionID(third))", bearer: key).status == 204)
+        #expect(try await client.send(.POST, "/v1/admin/users/\(linus.userID)/signout", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/audit?limit=20", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/stats", bearer: key).status == 200)
+        #expect(try await client.send(.DELETE, "/v1/admin/users/\(linus.userID)", bearer: key).status == 204)
+    }
+
+    static func goTrue(_ client: CheckedClient) async throws {
+        let server = client.server
+        server.clock.advance(by: 3601)  // past the hour whose guests' limit the story reached
+        for path in ["/auth/v1/settings", "/auth/v1/health", "/auth/v1/.well-known/jwks.json"] {
+            #expect(try await client.send(.GET, path).status == 200, "\(path)")
+        }
+        let guest = try await client.send(.POST, "/auth/v1/signup", ["data": ["plan": "free"]])
+        let guestToken = try #require(guest.json["access_token"] as? String)
+        let signedIn = try await client.send(.POST, "/auth/v1/token?grant_type=id_token",
+                                             ["provider": "google", "id_token": try server.idToken(.google, sub: "mia")],
+                                             bearer: guestToken)
+        let token = try #require(signedIn.json["access_token"] as? String)
+        let refreshToken = try #require(signedIn.json["refresh_token"] as? String)
+        try await client.send(.POST, "/auth/v1/token?grant_type=password", ["email": "a@example.com", "password": "x"])
+        let linked = try await client.send(.POST, "/auth/v1/token?grant_type=id_token",
+                                           ["provider": "apple", "id_token": try server.idToken(.apple, sub: "mia-a"),
+                                            "link_identity": true], bearer: token)
+        let linkedToken = try #require(linked.json["access_token"] as? String)
+        #expect(try await client.send(.GET, "/auth/v1/user", bearer: linkedToken).status == 200)
+        try await client.send(.GET, "/auth/v1/user")
+        #expect(try await client.send(.PUT, "/auth/v1/user", ["data": ["plan": "pro"]], bearer: linkedToken).status == 200)
+        let identities = try await client.send(.GET, "/auth/v1/user/identities", bearer: linkedToken)
+        let apple = try #require((identities.json["identities"] as? [[String: Any]])?.first { $0["provider"] as? String == "apple" })
+        let appleID = try #require(apple["identity_id"] as? String ?? apple["id"] as? String)
+        #expect(try await client.send(.DELETE, "/auth/v1/user/identities/\(appleID)", bearer: linkedToken).status == 200)
+        try await client.send(.DELETE, "/auth/v1/user/identities/nothing", bearer: linkedToken)
+        try await client.send(.POST, "/auth/v1/token?grant_type=refresh_token", ["refresh_token": refreshToken])
+        #expect(try await client.send(.POST, "/auth/v1/logout", bearer: linkedToken).status == 204)
+    }
+}
