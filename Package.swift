@@ -5,6 +5,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// The load generator (`lanyard-bench`), its parts and their tests are built only when asked:
+/// `LANYARD_BENCHMARKS=1 swift build|test` (`Benchmarks/run.sh` and `.ci/run` ask). Without it they are not in
+/// the package graph, and an app or a server that depends on Lanyard never builds them.
+let benchmarks = Context.environment["LANYARD_BENCHMARKS"] == "1"
+
 let package = Package(
     name: "lanyard",
     // One list for the package: the server needs macOS 14 (Hummingbird); the SDK alone would run on macOS 13.
@@ -123,6 +128,25 @@ let package = Package(
             path: "Examples/SwiftUI",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "LanyardTests",
+            dependencies: [
+                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
+                "Lanyard",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ] + (benchmarks ? ["LanyardBenchKit"] : []),
+            // The load generator's tests (`Benchmarks/`) come with it.
+            exclude: benchmarks ? [] : ["Benchmarks"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
+
+if benchmarks {
+    package.targets += [
         // The load generator's parts (Benchmarks/, BENCHMARKS.md): HTTP on the wire, the closed loop, the
         // scenarios and their statistics; a library so the tests can run them against a real server.
         .target(
@@ -148,17 +172,5 @@ let package = Package(
             path: "Benchmarks/Sources/lanyard-bench",
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "LanyardTests",
-            dependencies: [
-                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
-                "LanyardBenchKit", "Lanyard",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ],
-            swiftSettings: swiftSettings
-        ),
     ]
-)
+}

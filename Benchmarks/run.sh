@@ -16,6 +16,7 @@ COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${
 if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
 SQLITE_PORT=8711; POSTGRES_PORT=8712
 
+export LANYARD_BENCHMARKS=1  # the load generator is built only when asked (Package.swift)
 swift build -c release --product lanyard
 swift build -c release --product lanyard-bench
 BIN=$(swift build -c release --show-bin-path)
