@@ -257,6 +257,10 @@ import LanyardStore
             $0.rateLimits.anonymous = .init(limit: 1, window: 3600)
             $0.rateLimits.link = .init(limit: 1, window: 3600)
         }) { server in
+            // Windows are fixed (aligned to the epoch): start at an hour's beginning, so the 301 s step below never
+            // crosses into a fresh link window, whatever the time of day the test runs.
+            let hour = (server.clock.now().timeIntervalSince1970 / 3600).rounded(.up) * 3600
+            server.clock.set(Date(timeIntervalSince1970: hour + 1))
             let first = try await server.signIn(.google, sub: "g-ada")  // 1
             let reauthenticated = try await server.post("/v1/auth/reauthenticate/google",
                                                         ["id_token": try server.idToken(.google, sub: "g-ada")],
