@@ -38,6 +38,12 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
+        // The contract's request and response types (DESIGN sections 3, 5 and 7): Foundation-only `Codable` values
+        // the server builds its answers from, the SDK sends and reads, and the tests decode.
+        .target(
+            name: "LanyardWire",
+            swiftSettings: swiftSettings
+        ),
         // The system SQLite (Debian's libsqlite3-dev), bound directly: statements are prepared once and run in place.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Configuration, clock, JOSE primitives: what every other module shares.
@@ -75,7 +81,7 @@ let package = Package(
         .target(
             name: "LanyardCore",
             dependencies: [
-                "LanyardSupport", "LanyardStore", "LanyardProviders",
+                "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardWire",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -90,7 +96,7 @@ let package = Package(
         .target(
             name: "LanyardServer",
             dependencies: [
-                "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
+                "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator", "LanyardWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,9 +115,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The client SDK (DESIGN section 9): Foundation only, no dependency on any other target or package.
+        // The client SDK (DESIGN section 9): Foundation only; its models are the wire types it re-exports.
         .target(
             name: "Lanyard",
+            dependencies: ["LanyardWire"],
             swiftSettings: swiftSettings
         ),
         // The seeds' stories told through the SDK against `lanyard dev` (`swift run lanyard-demo`).
@@ -132,7 +139,7 @@ let package = Package(
             name: "LanyardTests",
             dependencies: [
                 "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
-                "Lanyard",
+                "Lanyard", "LanyardWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,7 +170,7 @@ if benchmarks {
         .executableTarget(
             name: "lanyard-bench",
             dependencies: [
-                "LanyardSupport", "LanyardCore", "LanyardBenchKit",
+                "LanyardSupport", "LanyardCore", "LanyardWire", "LanyardBenchKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -17,7 +17,7 @@ extension LanyardClient {
     public func link(_ credential: ProviderCredential) async throws -> User {
         let request = try APIRequest("POST", "v1/auth/link/\(credential.provider.rawValue)",
                                      json: ProviderTokenBody(credential))
-        let payload = try await sendAuthorized(request, as: LinkPayload.self)
+        let payload = try await sendAuthorized(request, as: LinkResponse.self)
         guard let user = payload.user else { return try await refreshUser() }
         update(user: user, [.linked(credential.provider)])
         return user
@@ -54,7 +54,7 @@ extension LanyardClient {
     public func reauthenticate(_ credential: ProviderCredential) async throws -> User {
         let request = try APIRequest("POST", "v1/auth/reauthenticate/\(credential.provider.rawValue)",
                                      json: ProviderTokenBody(credential))
-        let payload = try await sendAuthorized(request, as: SessionPayload.self)
+        let payload = try await sendAuthorized(request, as: SessionResponse.self)
         hold(StoredSession(payload, receivedAt: options.now()), [.tokenRefreshed, .userUpdated(payload.user)])
         return payload.user
     }
@@ -80,7 +80,7 @@ extension LanyardClient {
     /// ```
     @discardableResult
     public func updateProfile(displayName: String?) async throws -> User {
-        let user = try await sendAuthorized(try APIRequest("PATCH", "v1/users/me", json: ProfileBody(displayName: displayName)),
+        let user = try await sendAuthorized(try APIRequest("PATCH", "v1/users/me", json: ProfileUpdate(displayName: displayName)),
                                             as: User.self)
         update(user: user)
         return user
@@ -98,7 +98,7 @@ extension LanyardClient {
     /// let devices = try await client.sessions()
     /// ```
     public func sessions() async throws -> [DeviceSession] {
-        try await sendAuthorized(APIRequest("GET", "v1/sessions"), as: SessionsPayload.self).sessions
+        try await sendAuthorized(APIRequest("GET", "v1/sessions"), as: SessionList.self).sessions
     }
 
     /// Signs one device out. Revoking this device's own session signs the client out.
@@ -132,7 +132,7 @@ extension LanyardClient {
     /// ```
     public func signOut(scope: SignOutScope = .local) async throws {
         guard session != nil else { return }
-        let request = try APIRequest("POST", "v1/auth/signout", json: SignOutBody(scope: scope.rawValue))
+        let request = try APIRequest("POST", "v1/auth/signout", json: SignOutBody(scope: scope))
         do {
             try await sendAuthorized(request)
         } catch LanyardError.unauthorized, LanyardError.invalidRefreshToken, LanyardError.refreshTokenReused,

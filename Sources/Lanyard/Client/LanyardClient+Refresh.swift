@@ -19,11 +19,11 @@ extension LanyardClient {
     /// Rotates `current`'s refresh token. The answer is held only when `current` is still the held session (a
     /// sign-in or sign-out meanwhile wins). The server ending the session signs out; a network failure keeps it.
     private func refresh(_ current: StoredSession) async throws -> StoredSession {
-        let payload: SessionPayload
+        let payload: SessionResponse
         do {
             payload = try await transport.send(
                 try APIRequest("POST", "v1/auth/refresh", json: RefreshBody(refreshToken: current.refreshToken)),
-                bearer: nil, as: SessionPayload.self)
+                bearer: nil, as: SessionResponse.self)
         } catch let error as LanyardError {
             if let reason = Self.signOutReason(error), session?.refreshToken == current.refreshToken {
                 hold(nil, [.signedOut(reason)])

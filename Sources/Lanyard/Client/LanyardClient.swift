@@ -147,18 +147,18 @@ public actor LanyardClient {
     @discardableResult
     public func signInAnonymously() async throws -> SignInResult {
         let payload = try await transport.send(APIRequest("POST", "v1/auth/anonymous"), bearer: nil,
-                                               as: SessionPayload.self)
+                                               as: SessionResponse.self)
         return adopt(payload)
     }
 
     private func signIn(_ credential: ProviderCredential, fullName: PersonNameComponents?) async throws -> SignInResult {
         let request = try APIRequest("POST", "v1/auth/signin/\(credential.provider.rawValue)",
-                                     json: ProviderTokenBody(credential, fullName: fullName))
-        let payload: SessionPayload
+                                     json: SignInBody(credential, fullName: fullName))
+        let payload: SessionResponse
         if let guest = session, guest.user.isAnonymous, let bearer = try await guestBearer() {
-            payload = try await sendAuthorized(request, firstBearer: bearer, as: SessionPayload.self)
+            payload = try await sendAuthorized(request, firstBearer: bearer, as: SessionResponse.self)
         } else {
-            payload = try await transport.send(request, bearer: nil, as: SessionPayload.self)
+            payload = try await transport.send(request, bearer: nil, as: SessionResponse.self)
         }
         return adopt(payload)
     }
@@ -174,7 +174,7 @@ public actor LanyardClient {
     }
 
     /// Holds the session an answer carries, and tells the listeners.
-    private func adopt(_ payload: SessionPayload) -> SignInResult {
+    private func adopt(_ payload: SessionResponse) -> SignInResult {
         let stored = StoredSession(payload, receivedAt: options.now())
         var events: [AuthEvent] = [.signedIn(stored.user)]
         if let from = payload.mergedFrom { events.append(.merged(from: from)) }

@@ -38,8 +38,8 @@ public struct LanyardCollection<Record: Codable & Sendable>: Sendable {
     /// ```
     @discardableResult
     public func put(_ value: Record, id: String, ifVersion: Int? = nil) async throws -> StoredRecord<Record> {
-        let request = try APIRequest("PUT", path(id), json: RecordBody(data: value), headers: Self.ifMatch(ifVersion))
-        return try StoredRecord(try await client.sendAuthorized(request, as: RecordPayload<Record>.self))
+        let request = try APIRequest("PUT", path(id), json: DataRecordBody(data: value), headers: Self.ifMatch(ifVersion))
+        return try StoredRecord(try await client.sendAuthorized(request, as: DataRecord<Record>.self))
     }
 
     /// Record `id`, or nil when there is none (or it was deleted).
@@ -50,7 +50,7 @@ public struct LanyardCollection<Record: Codable & Sendable>: Sendable {
     public func get(_ id: String) async throws -> StoredRecord<Record>? {
         do {
             return try StoredRecord(try await client.sendAuthorized(APIRequest("GET", path(id)),
-                                                                    as: RecordPayload<Record>.self))
+                                                                    as: DataRecord<Record>.self))
         } catch LanyardError.notFound {
             return nil
         }
@@ -81,7 +81,7 @@ public struct LanyardCollection<Record: Codable & Sendable>: Sendable {
             var query = [URLQueryItem(name: "limit", value: String(pageSize))]
             if let cursor { query.append(URLQueryItem(name: "since", value: cursor)) }
             let page = try await client.sendAuthorized(APIRequest("GET", "v1/data/\(name)", query: query),
-                                                       as: ChangesPayload<Record>.self)
+                                                       as: DataChanges<Record>.self)
             changes += page.records.map { Change($0) }
             cursor = page.nextCursor ?? cursor
             if !page.hasMore { return ChangeBatch(changes: changes, cursor: cursor) }
@@ -130,8 +130,8 @@ public struct StoredRecord<Record: Sendable>: Sendable {
 
 }
 
-extension StoredRecord where Record: Decodable {
-    init(_ payload: RecordPayload<Record>) throws {
+extension StoredRecord where Record: Codable {
+    init(_ payload: DataRecord<Record>) throws {
         guard let value = payload.data else { throw LanyardError.invalidResponse(status: 200) }
         self.init(id: payload.id, version: payload.version, updatedAt: payload.updatedAt, value: value)
     }
@@ -155,8 +155,8 @@ public struct Change<Record: Sendable>: Sendable {
     public var isDeleted: Bool { value == nil }
 }
 
-extension Change where Record: Decodable {
-    init(_ payload: RecordPayload<Record>) {
+extension Change where Record: Codable {
+    init(_ payload: DataRecord<Record>) {
         id = payload.id
         version = payload.version
         updatedAt = payload.updatedAt

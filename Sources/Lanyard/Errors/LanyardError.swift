@@ -139,7 +139,7 @@ extension LanyardError {
     /// The error an answer of the server stands for; `nil` for a 2xx.
     static func decode(status: Int, body: Data, headers: [AnyHashable: Any]) -> LanyardError? {
         guard !(200..<300).contains(status) else { return nil }
-        guard let payload = try? JSONDecoder().decode(ErrorEnvelope.self, from: body) else {
+        guard let payload = try? JSONDecoder().decode(ErrorResponse.self, from: body) else {
             return .invalidResponse(status: status)
         }
         let error = payload.error
@@ -172,30 +172,5 @@ extension LanyardError {
     private static func retryAfter(_ headers: [AnyHashable: Any]) -> TimeInterval? {
         let value = headers.first { ($0.key as? String)?.lowercased() == "retry-after" }?.value as? String
         return value.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    /// The server's error envelope: `{"error": {"code", "message", "details", "request_id"}}`.
-    private struct ErrorEnvelope: Decodable {
-        struct Body: Decodable {
-            let code: String
-            let message: String
-            let details: Details?
-        }
-
-        struct Details: Decodable {
-            let field: String?
-            let reason: String?
-            let provider: String?
-            let mergeAvailable: Bool?
-            let retryAfter: TimeInterval?
-            let currentVersion: Int?
-
-            enum CodingKeys: String, CodingKey {
-                case field, reason, provider
-                case mergeAvailable = "merge_available", retryAfter = "retry_after", currentVersion = "current_version"
-            }
-        }
-
-        let error: Body
     }
 }

@@ -17,7 +17,7 @@ struct StoredSession: Codable, Sendable, Equatable {
         self.user = user
     }
 
-    init(_ payload: SessionPayload, receivedAt: Date) {
+    init(_ payload: SessionResponse, receivedAt: Date) {
         self.init(accessToken: payload.accessToken, refreshToken: payload.refreshToken,
                   expiresAt: receivedAt.addingTimeInterval(TimeInterval(payload.expiresIn)), user: payload.user)
     }

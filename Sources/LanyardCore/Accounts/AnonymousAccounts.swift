@@ -11,7 +11,7 @@ public struct AnonymousAccounts: Sendable {
     }
 
     /// `POST /v1/auth/anonymous`.
-    public func create(client: ClientInfo) async throws -> SessionResponse {
+    public func create(client: ClientInfo) async throws -> IssuedSession {
         let dependencies = self.dependencies
         let opened = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()

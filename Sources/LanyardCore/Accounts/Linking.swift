@@ -2,6 +2,8 @@ import Foundation
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.LinkResponse
+import struct LanyardWire.User
 
 /// One account, several sign-in methods: attaching and removing identities (DESIGN sections 3 and 6).
 /// Linking never signs anyone out; unlinking needs a recent sign-in and never removes the last identity.
@@ -50,9 +52,9 @@ public struct Linking: Sendable {
             let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
-            let view = UserView(user: linked.account, identities: owned + [linked.identity])
-            return LinkResponse(linkedProviders: view.linkedProviders,
-                                message: "\(provider.displayName) account linked", user: view)
+            let account = User(user: linked.account, identities: owned + [linked.identity])
+            return LinkResponse(linkedProviders: account.identities.map(\.provider),
+                                message: "\(provider.displayName) account linked", user: account)
         }
     }
 
@@ -113,8 +115,8 @@ public struct Linking: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,
                        details: ["provider": provider.rawValue])
-            let remaining = owned.filter { $0.provider != provider.rawValue }.map(\.provider)
-            return LinkResponse(linkedProviders: remaining, message: "\(provider.displayName) account unlinked", user: nil)
+            return LinkResponse(remaining: owned.filter { $0.provider != provider.rawValue },
+                                message: "\(provider.displayName) account unlinked")
         }
     }
 }

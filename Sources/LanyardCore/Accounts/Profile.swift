@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.User
 
 /// `GET` / `PATCH /v1/users/me`.
 public struct Profile: Sendable {
@@ -26,7 +27,7 @@ public struct Profile: Sendable {
                                                            at: now)
             try await dependencies.audit(connection, at: now, clientIP: nil)
                 .write(.userUpdated, userID: caller.userID, sessionID: caller.sessionID, details: ["field": "display_name"])
-            return MeResponse(user: try await UserView.load(userID: caller.userID, connection: connection))
+            return MeResponse(user: try await User.load(userID: caller.userID, connection: connection))
         }
     }
 }

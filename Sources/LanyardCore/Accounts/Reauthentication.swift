@@ -13,7 +13,7 @@ public struct Reauthentication: Sendable {
     }
 
     public func reauthenticate(provider: Provider, idToken: String, nonce: String?, caller: Caller,
-                               client: ClientInfo) async throws -> SessionResponse {
+                               client: ClientInfo) async throws -> IssuedSession {
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
         let dependencies = self.dependencies
         // Retried when the account's deletion races it (a deadlock, or the account gone before the insert): the

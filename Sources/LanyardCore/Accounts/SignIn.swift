@@ -2,6 +2,7 @@ import Foundation
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.User
 
 /// `POST /v1/auth/signin/{provider}`.
 public struct SignInRequest: Sendable {
@@ -37,7 +38,7 @@ public struct SignIn: Sendable {
         self.merge = merge
     }
 
-    public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> SessionResponse {
+    public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies
@@ -64,7 +65,7 @@ public struct SignIn: Sendable {
         var isNewUser = false
         var mergedFrom: String?
         /// The account as the transaction leaves it, when known without reading it again.
-        var account: UserView?
+        var account: User?
     }
 
     /// One attempt of a sign-in's transaction: carries out the decision, then opens the session.
@@ -120,15 +121,15 @@ public struct SignIn: Sendable {
             try await UserStore(connection).insert(user)
             try await IdentityStore(connection).insertFirst(linked)
             try await audit.write(.userCreated, userID: userID, details: ["provider": provider])
-            return Landed(userID: userID, isNewUser: true, account: UserView(user: user, identities: [linked]))
+            return Landed(userID: userID, isNewUser: true, account: User(user: user, identities: [linked]))
         }
 
         /// The identity's account as this sign-in leaves it, from the read and the sign-in's own changes.
-        private func signedInAccount() -> UserView? {
+        private func signedInAccount() -> User? {
             guard let found else { return nil }
             var owner = found.owner
             if let name, owner.displayName == nil { owner.displayName = name }
-            return UserView(user: owner, identities: found.ownerIdentities.map { known in
+            return User(user: owner, identities: found.ownerIdentities.map { known in
                 guard known.id == found.identity.id, recordsSignIn else { return known }
                 var signedIn = known
                 signedIn.recordSignIn(at: now, email: identity.email, emailVerified: identity.emailVerified,

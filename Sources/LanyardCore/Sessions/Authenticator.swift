@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.User
 
 /// The account and session a valid bearer token speaks for.
 public struct Caller: Sendable {
@@ -45,7 +46,7 @@ public struct Authenticator: Sendable {
 
     /// `authenticate` and the caller's account, read together in one query (`GET /v1/users/me` is the most
     /// frequent authenticated request).
-    public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, UserView) {
+    public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, User) {
         let claims = try await dependencies.accessTokens.verify(token)
         guard let found = try await dependencies.sessionAccounts.find(sessionID: claims.sid) else {
             throw LanyardError.unauthorized("This session has ended")
@@ -55,7 +56,7 @@ public struct Authenticator: Sendable {
                             ownerMergedInto: found.user.mergedInto, account: found)
         }
         guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
-        return (caller, UserView(user: found.user, identities: found.identities))
+        return (caller, User(user: found.user, identities: found.identities))
     }
 
     /// The caller a verified token speaks for, given its session and the session's account as stored.

@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.User
 
 /// `POST /v1/auth/refresh`: rotates a refresh token (DESIGN section 4).
 public struct Refresh: Sendable {
@@ -11,11 +12,11 @@ public struct Refresh: Sendable {
     }
 
     enum Outcome: Sendable {
-        case issued(SessionRecord, successor: String, account: UserView)
+        case issued(SessionRecord, successor: String, account: User)
         case reused
     }
 
-    public func refresh(token: String, client: ClientInfo) async throws -> SessionResponse {
+    public func refresh(token: String, client: ClientInfo) async throws -> IssuedSession {
         guard RefreshTokens.isWellFormed(token) else { throw LanyardError.invalidRefreshToken }
         let dependencies = self.dependencies
         // Read before any transaction and unlocked: refreshes of one token that race all decide to rotate it,
@@ -30,7 +31,7 @@ public struct Refresh: Sendable {
         let session = target.session
         let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)
         let issued = Outcome.issued(session, successor: successor,
-                                    account: UserView(user: target.owner, identities: target.ownerIdentities))
+                                    account: User(user: target.owner, identities: target.ownerIdentities))
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
         let outcome: Outcome = switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now,
                                                            grace: dependencies.refreshReuseGrace) {

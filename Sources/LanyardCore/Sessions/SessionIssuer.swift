@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.User
 
 /// The tokens handed to a device for one session.
 public struct IssuedTokens: Sendable {
@@ -42,13 +43,13 @@ struct SessionIssuer {
 
     /// The session response for a committed session: the account as it now is (read now unless the caller
     /// read it already, in a transaction that does not change it), and a signed access token.
-    func respond(_ opened: OpenedSession, account: UserView? = nil, isNewUser: Bool,
-                 mergedFrom: String? = nil) async throws -> SessionResponse {
+    func respond(_ opened: OpenedSession, account: User? = nil, isNewUser: Bool,
+                 mergedFrom: String? = nil) async throws -> IssuedSession {
         let view = if let account {
             account
         } else {
             try await dependencies.database.read { connection in
-                try await UserView.load(userID: opened.userID, connection: connection)
+                try await User.load(userID: opened.userID, connection: connection)
             }
         }
         let accessToken = try dependencies.accessTokens.issue(
@@ -57,6 +58,6 @@ struct SessionIssuer {
         let tokens = IssuedTokens(accessToken: accessToken, refreshToken: opened.refreshToken,
                                   expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID,
                                   authTime: opened.authTime, method: opened.method)
-        return SessionResponse(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
+        return IssuedSession(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
     }
 }

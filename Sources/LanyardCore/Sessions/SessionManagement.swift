@@ -1,44 +1,11 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
-
-/// A session as `GET /v1/sessions` shows it.
-public struct SessionView: Encodable, Sendable {
-    public var id: String
-    public var createdAt: Date
-    public var lastRefreshedAt: Date
-    public var expiresAt: Date
-    public var authTime: Date
-    public var method: String
-    public var clientIP: String?
-    public var userAgent: String?
-    public var current: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case id, method, current
-        case createdAt = "created_at", lastRefreshedAt = "last_refreshed_at", expiresAt = "expires_at"
-        case authTime = "auth_time", clientIp = "client_ip", userAgent = "user_agent"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(lastRefreshedAt, forKey: .lastRefreshedAt)
-        try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encode(authTime, forKey: .authTime)
-        try container.encode(method, forKey: .method)
-        try container.encode(clientIP, forKey: .clientIp)
-        try container.encode(userAgent, forKey: .userAgent)
-        try container.encode(current, forKey: .current)
-    }
-}
+import LanyardWire
 
 /// Sign-out and the account's list of signed-in devices.
 public struct SessionManagement: Sendable {
-    public enum SignOutScope: String, Sendable {
-        case local, global, others
-    }
+    public typealias SignOutScope = LanyardWire.SignOutScope
 
     let dependencies: CoreDependencies
 
@@ -46,13 +13,13 @@ public struct SessionManagement: Sendable {
         self.dependencies = dependencies
     }
 
-    public func list(for caller: Caller) async throws -> [SessionView] {
+    public func list(for caller: Caller) async throws -> [DeviceSession] {
         let now = dependencies.clock.now()
         return try await dependencies.database.read { connection in
             try await SessionStore(connection).listActive(userID: caller.userID, at: now).map {
-                SessionView(id: $0.id, createdAt: $0.createdAt, lastRefreshedAt: $0.refreshedAt, expiresAt: $0.expiresAt,
-                            authTime: $0.authTime, method: $0.amr, clientIP: $0.clientIP, userAgent: $0.userAgent,
-                            current: $0.id == caller.sessionID)
+                DeviceSession(id: $0.id, createdAt: $0.createdAt, lastRefreshedAt: $0.refreshedAt, expiresAt: $0.expiresAt,
+                              authTime: $0.authTime, method: $0.amr, clientIP: $0.clientIP, userAgent: $0.userAgent,
+                              isCurrent: $0.id == caller.sessionID)
             }
         }
     }

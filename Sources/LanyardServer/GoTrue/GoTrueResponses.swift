@@ -104,11 +104,11 @@ struct GoTrueSession: Encodable {
         case expiresAt = "expires_at", refreshToken = "refresh_token"
     }
 
-    init(_ session: SessionResponse, accessToken: String, account: AccountDetails, now: Date) {
+    init(_ session: IssuedSession, accessToken: String, account: AccountDetails, now: Date) {
         self.accessToken = accessToken
-        expiresIn = session.expiresIn
-        expiresAt = now.unixSeconds + Int64(session.expiresIn)
-        refreshToken = session.refreshToken
+        expiresIn = session.answer.expiresIn
+        expiresAt = now.unixSeconds + Int64(session.answer.expiresIn)
+        refreshToken = session.answer.refreshToken
         user = GoTrueUser(account)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardCore
+import struct LanyardWire.RefreshBody
 import LanyardSupport
 
 /// `/auth/v1` (DESIGN section 12): the part of GoTrue's API that Supabase's client libraries call for native
@@ -84,7 +85,7 @@ struct GoTrueRoutes {
         _ = try UserMetadata.encoded(body.data)  // refused before the account exists, not after
         let session = try await AnonymousAccounts(api.dependencies).create(client: api.client(request, context))
         if !body.data.isEmpty {
-            try await UserMetadata(api.dependencies).update(userID: session.user.id, with: body.data)
+            try await UserMetadata(api.dependencies).update(userID: session.answer.user.id, with: body.data)
         }
         return try await respond(session)
     }
@@ -142,10 +143,10 @@ struct GoTrueRoutes {
     }
 
     /// The session in GoTrue's shape, its access token in Supabase's claim style.
-    private func respond(_ session: SessionResponse) async throws -> Response {
-        let account = try await AccountDetails.load(userID: session.user.id, api.dependencies)
+    private func respond(_ session: IssuedSession) async throws -> Response {
+        let account = try await AccountDetails.load(userID: session.answer.user.id, api.dependencies)
         let accessToken = try api.dependencies.accessTokens.issue(
-            userID: session.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
+            userID: session.answer.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
             isAnonymous: account.user.isAnonymous, style: .supabase)
         return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, account: account,
                                                    now: api.dependencies.clock.now()))

@@ -24,6 +24,11 @@ enum JSONResponse {
         respond(JSONWriter.write(value), status: status, headers: headers)
     }
 
+    /// A wire type with a hand-written writer (`SessionResponse`, `LinkResponse`): the writer.
+    static func make(_ value: some JSONWritable & Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        respond(JSONWriter.write(value), status: status, headers: headers)
+    }
+
     private static func respond(_ data: [UInt8], status: HTTPResponse.Status, headers: HTTPFields) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"

@@ -1,6 +1,7 @@
 import Hummingbird
 import LanyardCore
 import LanyardSupport
+import struct LanyardWire.User
 import Logging
 import NIOCore
 
@@ -14,7 +15,7 @@ public struct LanyardRequestContext: RequestContext {
     /// The caller the request's bearer proved, on routes behind `BearerAuthentication`.
     public internal(set) var caller: Caller?
     /// The caller's account, on routes that read it with the session (`.requiredReadingAccount`).
-    public internal(set) var account: UserView?
+    public internal(set) var account: User?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

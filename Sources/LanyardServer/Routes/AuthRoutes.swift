@@ -1,5 +1,6 @@
 import Hummingbird
 import LanyardCore
+import LanyardWire
 
 /// `/v1/auth/*`: sign-in, guests, refresh, sign-out, linking and re-authentication.
 struct AuthRoutes {
@@ -44,7 +45,7 @@ struct AuthRoutes {
 
     @Sendable func signOut(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let scope = try await JSONBody.decode(SignOutBody.self, from: request).validatedScope()
+        let scope = try await JSONBody.decode(SignOutBody.self, from: request).scope ?? .local
         try await SessionManagement(api.dependencies).signOut(caller, scope: scope, client: api.client(request, context))
         return JSONResponse.noContent()
     }

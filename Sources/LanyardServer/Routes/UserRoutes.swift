@@ -1,5 +1,6 @@
 import Hummingbird
 import LanyardCore
+import LanyardWire
 
 /// `/v1/users/me` and `/v1/sessions`.
 struct UserRoutes {
@@ -21,8 +22,8 @@ struct UserRoutes {
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(ProfilePatchBody.self, from: request)
-        guard body.hasDisplayName else {
+        let body = try await JSONBody.decode(ProfileUpdate.self, from: request)
+        guard body.changesDisplayName else {
             throw LanyardError.invalidRequest(field: "display_name", "display_name is required")
         }
         return JSONResponse.make(try await Profile(api.dependencies).setDisplayName(body.displayName, caller: caller))
@@ -36,8 +37,7 @@ struct UserRoutes {
 
     @Sendable func sessions(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        struct Sessions: Encodable { let sessions: [SessionView] }
-        return try JSONResponse.make(Sessions(sessions: try await SessionManagement(api.dependencies).list(for: caller)))
+        return try JSONResponse.make(SessionList(sessions: try await SessionManagement(api.dependencies).list(for: caller)))
     }
 
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -2,6 +2,7 @@ import Foundation
 import LanyardCore
 import LanyardProviders
 import LanyardSupport
+import struct LanyardWire.SessionResponse
 import Testing
 
 /// The rules ARCHITECTURE.md points to, run through the Core services alone (no HTTP, no routes, no middleware),
@@ -11,7 +12,7 @@ import Testing
         let token = try harness.idToken(provider == .apple ? .apple : .google, sub: sub)
         return try await SignIn(harness.dependencies).signIn(
             provider: provider, request: SignInRequest(idToken: token, nonce: nil, givenName: nil, familyName: nil),
-            guest: guest, client: CoreHarness.client)
+            guest: guest, client: CoreHarness.client).answer
     }
 
     @Test(arguments: TestDatabase.available)
@@ -22,7 +23,7 @@ import Testing
             _ = try await linking.link(provider: .google, idToken: try harness.idToken(.google, sub: "ada-g"), nonce: nil,
                                        caller: try await harness.caller(ada), client: CoreHarness.client)
             let unlinked = try await linking.unlink(provider: .apple, caller: try await harness.caller(ada), client: CoreHarness.client)
-            #expect(unlinked.linkedProviders == ["google"])
+            #expect(unlinked.linkedProviders.map(\.rawValue) == ["google"])
             let refused = await #expect(throws: LanyardError.self) {
                 try await linking.unlink(provider: .google, caller: try await harness.caller(ada), client: CoreHarness.client)
             }
@@ -37,9 +38,9 @@ import Testing
         try await CoreHarness.with(database) { harness in
             let ada = try await signIn(harness, .google, sub: "ada")
             let refresh = Refresh(harness.dependencies)
-            let next = try await refresh.refresh(token: ada.refreshToken, client: CoreHarness.client)
+            let next = try await refresh.refresh(token: ada.refreshToken, client: CoreHarness.client).answer
             // Within the grace the same successor is answered again; after it, the old token is a reuse.
-            #expect(try await refresh.refresh(token: ada.refreshToken, client: CoreHarness.client).refreshToken == next.refreshToken)
+            #expect(try await refresh.refresh(token: ada.refreshToken, client: CoreHarness.client).answer.refreshToken == next.refreshToken)
             harness.clock.advance(by: harness.dependencies.refreshReuseGrace + 1)
             let reused = await #expect(throws: LanyardError.self) {
                 try await refresh.refresh(token: ada.refreshToken, client: CoreHarness.client)
@@ -58,7 +59,7 @@ import Testing
     func aGuestWithAKnownIdentityIsMergedIntoItsAccount(database: TestDatabase) async throws {
         try await CoreHarness.with(database) { harness in
             let owner = try await signIn(harness, .apple, sub: "ada")
-            let guest = try await AnonymousAccounts(harness.dependencies).create(client: CoreHarness.client)
+            let guest = try await AnonymousAccounts(harness.dependencies).create(client: CoreHarness.client).answer
             let guestCaller = try await harness.caller(guest)
             let records = DataRecords(harness.dependencies)
             _ = try await records.put(collection: "notes", id: "n1", data: .object(["text": "from the guest"]), expectedVersion: nil,

@@ -4,6 +4,7 @@ import LanyardEmulator
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
+import struct LanyardWire.SessionResponse
 import Logging
 
 /// Lanyard's core services on a real database, without HTTP: provider tokens are signed with the emulator's keys

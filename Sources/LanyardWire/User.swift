@@ -61,6 +61,17 @@ public struct User: Sendable, Equatable, Codable, Identifiable {
         case id, email, identities
         case createdAt = "created_at", isAnonymous = "is_anonymous", displayName = "display_name"
     }
+
+    /// Writes every member, `null` ones too, as the server does.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(isAnonymous, forKey: .isAnonymous)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(email, forKey: .email)
+        try container.encode(identities, forKey: .identities)
+    }
 }
 
 /// One provider account attached to the user.
@@ -103,6 +114,17 @@ public struct Identity: Sendable, Equatable, Codable {
         case provider, email
         case emailVerified = "email_verified", isPrivateEmail = "is_private_email", linkedAt = "linked_at"
         case lastSignInAt = "last_sign_in_at"
+    }
+
+    /// Writes every member, `null` ones too, as the server does.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(email, forKey: .email)
+        try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(isPrivateEmail, forKey: .isPrivateEmail)
+        try container.encode(linkedAt, forKey: .linkedAt)
+        try container.encode(lastSignInAt, forKey: .lastSignInAt)
     }
 }
 

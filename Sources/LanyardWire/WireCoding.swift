@@ -2,8 +2,17 @@ import Foundation
 
 /// JSON as the server writes it: snake_case keys (spelled in each type's `CodingKeys`), RFC 3339 times with
 /// milliseconds.
-enum WireCoding {
-    static func decoder() -> JSONDecoder {
+///
+/// ```swift
+/// let user = try WireCoding.decoder().decode(User.self, from: data)
+/// ```
+public enum WireCoding {
+    /// A decoder for the server's answers.
+    ///
+    /// ```swift
+    /// let session = try WireCoding.decoder().decode(SessionResponse.self, from: data)
+    /// ```
+    public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -15,7 +24,12 @@ enum WireCoding {
         return decoder
     }
 
-    static func encoder() -> JSONEncoder {
+    /// An encoder that writes what the server reads: members in a stable (sorted) order, times with milliseconds.
+    ///
+    /// ```swift
+    /// let body = try WireCoding.encoder().encode(RefreshBody(refreshToken: token))
+    /// ```
+    public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
