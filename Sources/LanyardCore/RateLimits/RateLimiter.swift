@@ -41,8 +41,7 @@ public struct RateLimiter: Sendable {
         let decision = Self.window(for: now, rate: rate)
         let bucket = "\(action.rawValue):\(key)"
         let refused = if counting {
-            try await database.transaction { try await RateLimitStore($0).hit(bucket: bucket, windowStart: decision.start) }
-                > rate.limit
+            try await RateLimitStore.hit(bucket: bucket, windowStart: decision.start, in: database) > rate.limit
         } else {
             try await database.read { try await RateLimitStore($0).hits(bucket: bucket, windowStart: decision.start) }
                 >= rate.limit

@@ -78,6 +78,11 @@ public protocol Database: Sendable {
     /// Runs reads outside an explicit transaction.
     func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
+    /// Runs one write statement that commits by itself. On PostgreSQL it is sent alone, without `BEGIN` or
+    /// `COMMIT`: one round trip, and the row locks it takes are held only while PostgreSQL runs it, never while a
+    /// reply travels. On SQLite it is a transaction of the one writer.
+    func autocommit<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
+
     /// Throws when the database cannot be reached.
     func ping() async throws
 

@@ -89,6 +89,11 @@ public final class PostgresDatabase: Database {
         }
     }
 
+    /// A pool connection outside any transaction: PostgreSQL commits the statement on its own.
+    public func autocommit<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
+    }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
     }

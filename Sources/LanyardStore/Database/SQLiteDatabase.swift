@@ -59,6 +59,11 @@ public final class SQLiteDatabase: Database {
         try await commits.run(body)
     }
 
+    /// SQLite's writes are the one writer's transactions.
+    public func autocommit<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await transaction(body)
+    }
+
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         // In memory, the writer is the only connection: reads queue with the writes.
         guard let readers else { return try await commits.run(body) }
