@@ -14,21 +14,17 @@ final class ConnectionLease: Sendable {
 
     private let pool: PostgresPool?
     private let state: Mutex<State>
-    /// The executor of the task that holds the lease, told which event loop to run on while it does.
-    let executor: EventLoopTaskExecutor
 
     /// A lease that takes a connection from `pool` when first asked for one.
     init(pool: PostgresPool) {
         self.pool = pool
         state = Mutex(.none)
-        executor = EventLoopTaskExecutor()
     }
 
     /// A lease of a connection the caller already holds.
     init(lent connection: PostgresConnection) {
         pool = nil
         state = Mutex(.lent(connection))
-        executor = EventLoopTaskExecutor(connection.eventLoop)
     }
 
     /// The connection, taken from the pool on the first call. Calls come one at a time (a transaction's
@@ -41,7 +37,6 @@ final class ConnectionLease: Sendable {
         guard let pool else { preconditionFailure("a lent lease always holds its connection") }
         let connection = try await pool.lease()
         state.withLock { $0 = .leased(connection) }
-        executor.bind(connection.eventLoop)
         return connection
     }
 
@@ -53,7 +48,6 @@ final class ConnectionLease: Sendable {
             return connection
         }
         guard let connection, let pool else { return }
-        executor.bind(nil)
         pool.release(connection)
     }
 }

@@ -74,17 +74,14 @@ public final class PostgresDatabase: Database {
         let lease = ConnectionLease(pool: pool)
         defer { lease.release() }
         let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
-        // On the connection's event loop once the transaction takes one (`EventLoopTaskExecutor`).
-        return try await withTaskExecutorPreference(lease.executor) {
-            try await Self.mappingErrors {
-                do {
-                    let result = try await body(handle)
-                    try await handle.commit()
-                    return result
-                } catch {
-                    await handle.rollback()
-                    throw error
-                }
+        return try await Self.mappingErrors {
+            do {
+                let result = try await body(handle)
+                try await handle.commit()
+                return result
+            } catch {
+                await handle.rollback()
+                throw error
             }
         }
     }
@@ -98,16 +95,14 @@ public final class PostgresDatabase: Database {
         try await Self.read(pool: pool, logger: logger, statements: statements, shapes: shapes, body)
     }
 
-    /// Runs `body` on a pool connection outside any transaction, on the connection's event loop.
+    /// Runs `body` on a pool connection outside any transaction.
     private static func read<T: Sendable>(pool: PostgresPool, logger: Logger, statements: PreparedStatements?,
                                           shapes: StatementShapes,
                                           _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await mappingErrors {
             try await pool.withConnection { connection in
-                let lease = ConnectionLease(lent: connection)
-                return try await withTaskExecutorPreference(lease.executor) {
-                    try await body(Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: nil))
-                }
+                try await body(Handle(lease: ConnectionLease(lent: connection), logger: logger, statements: statements,
+                                      shapes: shapes, groupCommit: nil))
             }
         }
     }
