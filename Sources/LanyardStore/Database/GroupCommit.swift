@@ -9,6 +9,10 @@
 /// atomic, so when one of its transactions fails it (a unique or foreign-key violation, a deadlock), each
 /// is committed again alone and gets its own outcome.
 ///
+/// What it buys (paired, 3 rounds, c=64, PostgreSQL fsync on, rate limits off, 2026-11-25): new sign-ins
+/// 2,039 a second against 1,354 with each transaction committed alone (677 → 487 µs of server CPU each), repeat
+/// sign-ins 2,782 against 1,596; refreshes, which do not commit through it, 2,429 against 2,238.
+///
 /// A group's statement text depends only on its shape and size, so each shape that combines with itself (a
 /// few fixed ones: sign-ins, links) adds at most fifteen statements to the ones `PreparedStatements` names.
 final class GroupCommit: Sendable {
