@@ -9,10 +9,16 @@ import Synchronization
 /// PostgreSQL every statement costs a round trip, two thread wake-ups on our side and executor start-up on the
 /// server's, whatever it does; a batch pays them once. A batch is sent after every request in it arrived, so a
 /// batched read is as fresh as the same read sent alone.
+///
+/// Deadlines and cancellation: a batch waits for a connection like any request (`LANYARD_DATABASE_TIMEOUT`) and
+/// each request in it gets the batch's outcome, so a request waits at most for the batches ahead of it and its
+/// own. A request cancelled while it waits for a place leaves at once with `CancellationError`, and is not sent;
+/// once its batch is sent it waits for the answer, as a statement already sent does (`PostgresPool`).
 public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public typealias Run = @Sendable ([Key]) async throws -> [Key: Value]
 
     private struct Waiter {
+        let id: UInt64
         let key: Key
         let continuation: CheckedContinuation<Value?, any Error>
     }
@@ -20,6 +26,7 @@ public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Se
     private struct State {
         var waiting: [Waiter] = []
         var inFlight = 0
+        var nextID: UInt64 = 0
     }
 
     public let maximumBatch: Int
@@ -37,14 +44,33 @@ public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Se
 
     /// The answer for `key`, run in a batch with whatever else is waiting.
     public func run(_ key: Key) async throws -> Value? {
-        try await withCheckedThrowingContinuation { continuation in
-            let leads = state.withLock { state -> Bool in
-                state.waiting.append(Waiter(key: key, continuation: continuation))
-                guard state.inFlight < maximumInFlight else { return false }
-                state.inFlight += 1
-                return true
+        let id = state.withLock { state in
+            defer { state.nextID &+= 1 }
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let leads = state.withLock { state -> Bool? in
+                    // Checked under the lock the cancellation handler takes: either it finds this waiter, or the
+                    // waiter is never added.
+                    guard !Task.isCancelled else { return nil }
+                    state.waiting.append(Waiter(id: id, key: key, continuation: continuation))
+                    guard state.inFlight < maximumInFlight else { return false }
+                    state.inFlight += 1
+                    return true
+                }
+                switch leads {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: Task { await self.lead() }
+                case false?: break
+                }
             }
-            if leads { Task { await self.lead() } }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiting.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 

@@ -121,6 +121,35 @@ import Testing
         #expect(try await batcher.run("z") == "Z")
     }
 
+    @Test func aReadCancelledWhileItWaitsLeavesAtOnceAndIsNotSent() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch)
+        fetch.hold()
+        async let first = Self.outcome { try await batcher.run("a") }
+        try await eventually { fetch.batches.count == 1 }
+        let queued = Task { try await batcher.run("b") }
+        try await eventually { batcher.waitingCount == 1 }
+        queued.cancel()
+        // Answered while the batch ahead of it is still held.
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(batcher.waitingCount == 0)
+        fetch.release()
+        #expect(try await first.get() == "A")
+        #expect(try await batcher.run("c") == "C")
+        #expect(fetch.batches == [["a"], ["c"]])
+    }
+
+    @Test func aReadCancelledBeforeItRunsIsNeverSent() async throws {
+        let fetch = RecordingFetch()
+        let batcher = batcher(fetch)
+        let read = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await batcher.run("a")
+        }
+        await #expect(throws: CancellationError.self) { try await read.value }
+        #expect(fetch.batches.isEmpty)
+    }
+
     @Test func noMoreBatchesRunAtOnceThanAllowedAndEveryReadIsAnswered() async throws {
         let fetch = RecordingFetch()
         let batcher = batcher(fetch, batch: 4, inFlight: 2)
