@@ -1,7 +1,7 @@
 /// Commits PostgreSQL transactions that are nothing but held writes (`enqueueWrite`; no statement of their
-/// own, so they never took a connection) together: concurrent transactions of the same shape, a sign-in's
-/// three inserts say, become one statement, one round trip and one commit for up to `BatchedKeys.maximum` of
-/// them (`RequestBatcher`, group commit).
+/// own, so they never began) together, on a connection of its own: concurrent transactions of the same shape,
+/// a sign-in's three inserts say, become one statement, one round trip and one commit for up to
+/// `BatchedKeys.maximum` of them (`RequestBatcher`, group commit).
 ///
 /// Only transactions with the same statements are combined, and only when `WriteBatch` would take each one's
 /// writes after the others' (inserts, mostly): their writes then do not depend on one another, so the
@@ -9,9 +9,13 @@
 /// atomic, so when one of its transactions fails it (a unique or foreign-key violation, a deadlock), each
 /// is committed again alone and gets its own outcome.
 ///
-/// What it buys (paired, 3 rounds, c=64, PostgreSQL fsync on, rate limits off, 2026-11-25): new sign-ins
-/// 2,039 a second against 1,354 with each transaction committed alone (677 → 487 µs of server CPU each), repeat
-/// sign-ins 2,782 against 1,596; refreshes, which do not commit through it, 2,429 against 2,238.
+/// What it buys (paired against each transaction committed alone, 3 rounds, c=64, PostgreSQL fsync on): with
+/// rate limits off (2026-11-25), new sign-ins 2,039 a second against 1,354 (487 against 677 µs of server CPU
+/// each), repeat sign-ins 2,782 against 1,596; with them on (2026-11-26), 1,251 against 908 and 1,609 against
+/// 1,054. Refreshes, whose rotations `RefreshRotations` batches before, within the noise.
+///
+/// Deadlines and cancellation are `RequestBatcher`'s: a transaction cancelled before its group is sent writes
+/// nothing.
 ///
 /// A group's statement text depends only on its shape and size, so each shape that combines with itself (a
 /// few fixed ones: sign-ins, links) adds at most fifteen statements to the ones `PreparedStatements` names.

@@ -68,13 +68,13 @@ public final class PostgresDatabase: Database {
     /// committed (said in each `BEGIN`, whatever the server's default), where each statement reads the latest
     /// committed rows whether or not a transaction is open, so plain reads before the first write mean the
     /// same outside one. With writes held back (`enqueueWrite`), a sign-in is then one atomic statement: no
-    /// `BEGIN`, no `COMMIT`, and no connection of its own (`ConnectionLease`): it is committed with other
-    /// transactions' (`GroupCommit`).
+    /// `BEGIN`, no `COMMIT`, committed with other transactions' (`GroupCommit`) after its connection went back
+    /// to the pool (`ConnectionLease`).
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        let lease = ConnectionLease(pool: pool)
-        defer { lease.release() }
-        let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
-        return try await Self.mappingErrors {
+        try await Self.mappingErrors {
+            let lease = try await ConnectionLease(from: pool)
+            defer { lease.release() }
+            let handle = Handle(lease: lease, logger: logger, statements: statements, shapes: shapes, groupCommit: groupCommit)
             do {
                 let result = try await body(handle)
                 try await handle.commit()
@@ -172,6 +172,7 @@ public final class PostgresDatabase: Database {
 
         @discardableResult
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            assert(Self.usesEveryBind(sql, binds), "a bind the statement does not use: \(sql)")
             if inTransaction {
                 let mayRunFirst = shapes.isPlainRead(sql)
                 // Held writes go first; a statement that locks or writes opens the transaction.
@@ -184,6 +185,7 @@ public final class PostgresDatabase: Database {
         }
 
         func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
+            assert(Self.usesEveryBind(sql, binds), "a bind the statement does not use: \(sql)")
             guard inTransaction else {
                 try await query(sql, binds)
                 return
@@ -196,6 +198,12 @@ public final class PostgresDatabase: Database {
                 return earlier
             }
             try await send(begin: begin, held)
+        }
+
+        /// PostgreSQL cannot type a parameter its statement never uses: a statement that relies on `WriteBatch`
+        /// dropping one when combining fails when it is sent alone. Checked in debug builds (the tests).
+        static func usesEveryBind(_ sql: String, _ binds: [SQLValue]) -> Bool {
+            WriteBatch.renumber(sql, bindCount: binds.count, after: 0).used.count == binds.count
         }
 
         /// Sends the held writes. When no transaction was begun they are one statement, which commits
@@ -256,7 +264,7 @@ public final class PostgresDatabase: Database {
                 if let statements, let name = statements.name(for: sql) {
                     let text = RuntimeStatement.Text(name: name, sql: sql, types: types)
                     do {
-                        let connection = try await lease.connection()
+                        let connection = lease.connection
                         let rows = try await RuntimeStatement.$current.withValue(text) {
                             try await connection.execute(RuntimeStatement(bindings: bindings), logger: logger)
                         }
@@ -266,7 +274,7 @@ public final class PostgresDatabase: Database {
                         throw error
                     }
                 } else {
-                    let rows = try await lease.connection().query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    let rows = try await lease.connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
                     result = try await Self.rows(rows)
                 }
                 return result
@@ -289,7 +297,7 @@ public final class PostgresDatabase: Database {
         /// Transaction control: no parameters, nothing to plan, so never prepared.
         func control(_ sql: String) async throws {
             do {
-                _ = try await lease.connection().query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+                _ = try await lease.connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
             } catch let error as PSQLError {
                 throw PostgresDatabase.map(error)
             }

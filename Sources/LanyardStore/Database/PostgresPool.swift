@@ -14,7 +14,7 @@ import Synchronization
 ///   down, so requests succeed again within about that long of its return.
 ///
 /// Idle connections are not pinged: a connection the server closed is seen closed when it is next handed
-/// out, and skipped.
+/// out, and skipped. A caller cancelled while it waits for a connection leaves at once with `CancellationError`.
 final class PostgresPool: Sendable {
     struct Settings: Sendable {
         var size: Int
@@ -27,6 +27,7 @@ final class PostgresPool: Sendable {
     }
 
     private struct Waiter {
+        let id: Int
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<PostgresConnection, any Error>
     }
@@ -47,6 +48,7 @@ final class PostgresPool: Sendable {
     private let logger: Logger
     private let state = Mutex(State())
     private let connectionIDs = Atomic<Int>(0)
+    private let waiterIDs = Atomic<Int>(0)
 
     init(configuration: PostgresConnection.Configuration, settings: Settings, logger: Logger) {
         var configuration = configuration
@@ -97,23 +99,35 @@ final class PostgresPool: Sendable {
 
     /// A connection for the caller alone, until `release`.
     func lease() async throws -> PostgresConnection {
-        try await withCheckedThrowingContinuation { continuation in
-            enum Step { case lend(PostgresConnection), fail(String), wait }
-            let step = state.withLock { state -> Step in
-                while let connection = state.idle.popLast() {
-                    if !connection.isClosed { return .lend(connection) }
-                    state.open -= 1
+        let id = waiterIDs.add(1, ordering: .relaxed).newValue
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                enum Step { case lend(PostgresConnection), fail(String), cancelled, wait }
+                let step = state.withLock { state -> Step in
+                    while let connection = state.idle.popLast() {
+                        if !connection.isClosed { return .lend(connection) }
+                        state.open -= 1
+                    }
+                    if state.closed { return .fail("the pool is closed") }
+                    if let reason = state.unreachable { return .fail(reason) }
+                    // Checked under the lock the cancellation handler takes: it finds this waiter, or none is added.
+                    if Task.isCancelled { return .cancelled }
+                    state.waiters.append(Waiter(id: id, deadline: .now + settings.timeout, continuation: continuation))
+                    return .wait
                 }
-                if state.closed { return .fail("the pool is closed") }
-                if let reason = state.unreachable { return .fail(reason) }
-                state.waiters.append(Waiter(deadline: .now + settings.timeout, continuation: continuation))
-                return .wait
+                switch step {
+                case .lend(let connection): continuation.resume(returning: connection)
+                case .fail(let reason): continuation.resume(throwing: StoreError.unavailable(reason))
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .wait: break
+                }
             }
-            switch step {
-            case .lend(let connection): continuation.resume(returning: connection)
-            case .fail(let reason): continuation.resume(throwing: StoreError.unavailable(reason))
-            case .wait: break
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
             }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 

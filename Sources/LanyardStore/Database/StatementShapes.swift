@@ -4,6 +4,11 @@ import Synchronization
 /// touches, how a batch of writes becomes one statement), remembered per text: Lanyard runs a few fixed
 /// statements over and over, and working these out again on every request cost a tenth of a sign-in.
 /// Bounded like `PreparedStatements`; past the bound they are worked out each time.
+///
+/// What remembering buys (paired against working them out every time, 3 rounds, c=64, PostgreSQL fsync on,
+/// 2026-11-26): new sign-ins 2,036 a second against 1,372 with rate limits off (488 against 974 µs of server
+/// CPU each) and 1,458 against 1,037 with them on; repeat sign-ins 2,547 against 2,147 and 1,903 against
+/// 1,429; refreshes, a single fixed statement, within the noise.
 final class StatementShapes: Sendable {
     static let capacity = 1024
 

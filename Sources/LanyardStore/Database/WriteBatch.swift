@@ -11,6 +11,12 @@
 /// (`Target.keyedReads`), touch no row of another such write or read of the same table with a different
 /// id, so they share a table with them. Any other write is held in a batch of its own. A write that does
 /// not join goes in the next batch.
+///
+/// What it buys (paired against the same build with no write classified, so each held write is a statement
+/// of its own and a sign-in is `BEGIN`, its writes, `COMMIT`; 3 rounds, c=64, PostgreSQL fsync on, 2026-11-26):
+/// new sign-ins 1,938 a second against 627 with rate limits off (504 against 1,427 µs of server CPU each) and
+/// 1,379 against 596 with them on; repeat sign-ins 2,700 against 918 and 1,690 against 878. Refreshes, whose
+/// rotation is one statement already, are within the noise.
 struct WriteBatch: Sendable {
     struct Target: Equatable, Sendable {
         var table: String

@@ -3,6 +3,10 @@
 /// idempotent, so when a batch fails because of one of its rotations (a session deleted with its account since
 /// its refresh read it, or a deadlock with another batch touching the same sessions), each rotation is stored
 /// again alone and only that one fails. SQLite stores each in its own transaction, under its group commit.
+///
+/// What it buys (paired against each rotation stored in a transaction of its own, 3 rounds, c=64, PostgreSQL
+/// fsync on, 2026-11-26): refreshes 2,578 a second against 1,542 with rate limits off (352 against 551 µs of
+/// server CPU each), 1,405 against 1,102 with limits on. Deadlines and cancellation: `RequestBatcher`'s.
 public struct RefreshRotations: Sendable {
     private let database: any Database
     private let batcher: RequestBatcher<Rotation, Bool>?

@@ -82,9 +82,9 @@ public struct SessionStore: Sendable {
             INSERT INTO sessions (id, user_id, created_at, refreshed_at, expires_at, auth_time, amr, client_ip, user_agent)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """
-        let insertToken = "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($10, $1, $3)"
+        let insertToken = "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)"
         try await connection.enqueueWrite(insertSession, Array(binds[0..<9]))
-        try await connection.enqueueWrite(insertToken, binds)
+        try await connection.enqueueWrite(insertToken, [binds[9], binds[0], binds[2]])
     }
 
     public func find(id: String) async throws -> SessionRecord? {
