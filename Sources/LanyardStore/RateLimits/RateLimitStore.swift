@@ -15,8 +15,8 @@ public struct RateLimitStore: Sendable {
     /// for the disk (`synchronous_commit` off for it alone): the lock is held only while PostgreSQL runs it. A
     /// crash may forget the last fraction of a second of counts, and nothing else. With limits on it made
     /// PostgreSQL's new sign-ins 827 → 1,356 a second, repeat sign-ins 1,014 → 1,779 and refreshes 861 → 1,468
-    /// (paired, 3 rounds, c=64, fsync on; BENCHMARKS.md, "Rate limits"), against a transaction of its own that held
-    /// the lock from the `INSERT`'s reply to the end of its `COMMIT`.
+    /// (paired, 3 rounds, c=64, fsync on; BENCHMARKS.md, "What PostgreSQL's machinery buys"), against a
+    /// transaction of its own that held the lock from the `INSERT`'s reply to the end of its `COMMIT`.
     public static func hit(bucket: String, windowStart: Date, in database: any Database) async throws -> Int {
         try await database.autocommit { connection in
             let row = try await connection.first(connection.dialect == .postgres ? """
