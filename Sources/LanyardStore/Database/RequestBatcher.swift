@@ -18,7 +18,7 @@ public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Se
     public typealias Run = @Sendable ([Key]) async throws -> [Key: Value]
 
     private struct Waiter {
-        let id: UInt64
+        let id: Int
         let key: Key
         let continuation: CheckedContinuation<Value?, any Error>
     }
@@ -26,13 +26,13 @@ public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Se
     private struct State {
         var waiting: [Waiter] = []
         var inFlight = 0
-        var nextID: UInt64 = 0
     }
 
     public let maximumBatch: Int
     public let maximumInFlight: Int
     private let runBatch: Run
     private let state = Mutex(State())
+    private let waiterIDs = Atomic<Int>(0)
 
     /// `run` answers a batch of distinct keys (at most `maximumBatch`); a key it leaves out is answered `nil`.
     public init(maximumBatch: Int, maximumInFlight: Int, run: @escaping Run) {
@@ -44,10 +44,7 @@ public final class RequestBatcher<Key: Hashable & Sendable, Value: Sendable>: Se
 
     /// The answer for `key`, run in a batch with whatever else is waiting.
     public func run(_ key: Key) async throws -> Value? {
-        let id = state.withLock { state in
-            defer { state.nextID &+= 1 }
-            return state.nextID
-        }
+        let id = waiterIDs.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let leads = state.withLock { state -> Bool? in
