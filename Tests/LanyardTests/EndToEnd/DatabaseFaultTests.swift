@@ -47,12 +47,6 @@ import Testing
         func clear() { value.withLock { $0 = false } }
     }
 
-    /// The value of the metric line that starts with `name`, if the scrape has one.
-    static func counter(in metrics: String, _ name: String) -> Int? {
-        metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-            .flatMap { Int($0.split(separator: " ").last ?? "") }
-    }
-
     static func timed(_ request: () async throws -> TestResponse) async throws -> (TestResponse, Duration) {
         let start = ContinuousClock.now
         let answer = try await request()
@@ -99,8 +93,8 @@ import Testing
         // Within a second as the server measures it, from request to answer: the suite's parallel tests share this
         // process's threads and may delay the test's own clock by more than the answer took.
         let readyzSeconds = "lanyard_http_request_duration_seconds_bucket{method=\"GET\",route=\"/readyz\",le="
-        let withinASecond = Self.counter(in: metrics, readyzSeconds + "\"1.0\"}")
-        #expect(withinASecond != nil && withinASecond == Self.counter(in: metrics, readyzSeconds + "\"+Inf\"}"), "\(readyTook)")
+        let withinASecond = MetricsText.value(in: metrics, readyzSeconds + "\"1.0\"}")
+        #expect(withinASecond != nil && withinASecond == MetricsText.value(in: metrics, readyzSeconds + "\"+Inf\"}"), "\(readyTook)")
         #expect(metrics.contains("lanyard_database_reachable 0"))
         #expect(metrics.contains("lanyard_unavailable_responses_total{cause=\"database\"}"))
         // The SDK surfaces it as its own error, and keeps the session (the fault is not the user's).
