@@ -6,8 +6,8 @@ import LanyardWire
 // The account's answers are the contract's wire types (`LanyardWire`), built here from the rows. The hot ones
 // (a sign-in's or refresh's `SessionResponse`, `GET /v1/users/me`) are written by `JSONWriter` rather than
 // `JSONEncoder`: 4.5 µs against 26 µs a session answer, measured on one core by `lanyard-bench micro`
-// (`session_response_json_write`, `session_response_json_encoder`), some 4% of a sign-in's CPU. `WireWriterTests` checks each writer writes exactly what the type's `Codable`
-// form does.
+// (`session_response_json_write`, `session_response_json_encoder`), some 4% of a sign-in's CPU.
+// `WireWriterTests` checks each writer writes exactly what the type's `Codable` form does.
 
 extension User {
     /// DESIGN's `User` from the account's row and its identities in link order.

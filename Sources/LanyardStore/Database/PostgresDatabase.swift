@@ -185,11 +185,11 @@ public final class PostgresDatabase: Database {
         }
 
         func enqueueWrite(_ sql: String, _ binds: [SQLValue]) async throws {
-            assert(Self.usesEveryBind(sql, binds), "a bind the statement does not use: \(sql)")
             guard inTransaction else {
                 try await query(sql, binds)
                 return
             }
+            assert(Self.usesEveryBind(sql, binds), "a bind the statement does not use: \(sql)")
             let target = shapes.target(of: sql)
             // A write that depends on a held one goes in the next batch; the held ones run first, in a transaction.
             let (begin, held) = transaction.withLock { state in

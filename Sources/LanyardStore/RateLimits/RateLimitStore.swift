@@ -19,19 +19,25 @@ public struct RateLimitStore: Sendable {
     /// transaction of its own that held the lock from the `INSERT`'s reply to the end of its `COMMIT`.
     public static func hit(bucket: String, windowStart: Date, in database: any Database) async throws -> Int {
         try await database.autocommit { connection in
-            let row = try await connection.first(connection.dialect == .postgres ? """
-                INSERT INTO rate_limits (bucket, window_start, hits)
-                SELECT $1, $2, 1 WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL
-                ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-                RETURNING hits
-                """ : """
-                INSERT INTO rate_limits (bucket, window_start, hits) VALUES ($1, $2, 1)
-                ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-                RETURNING hits
-                """, [.text(bucket), .date(windowStart)])
+            let row = try await connection.first(connection.dialect == .postgres ? hitOnPostgres : hitOnSQLite,
+                                                 [.text(bucket), .date(windowStart)])
             return Int(try row?.integer("hits") ?? 1)
         }
     }
+
+    /// The hit's statement with `row` as the row it inserts (`$1`, `$2`, 1) when the window has none yet.
+    private static func hitStatement(row: String) -> String {
+        """
+        INSERT INTO rate_limits (bucket, window_start, hits) \(row)
+        ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+        RETURNING hits
+        """
+    }
+
+    /// `synchronous_commit` off for this statement's transaction alone, set where the row is chosen.
+    private static let hitOnPostgres =
+        hitStatement(row: "SELECT $1, $2, 1 WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL")
+    private static let hitOnSQLite = hitStatement(row: "VALUES ($1, $2, 1)")
 
     /// The bucket's count in the window, without counting a hit.
     public func hits(bucket: String, windowStart: Date) async throws -> Int {
