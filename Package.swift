@@ -114,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "LanyardCommand",
             dependencies: [
-                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardEmulator", "LanyardCore",
+                "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardEmulator", "LanyardCore", "LanyardWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

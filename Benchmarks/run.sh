@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Lanyard's benchmark suite (see BENCHMARKS.md): micro-benchmarks, then the same HTTP scenarios against
-# Lanyard (SQLite and PostgreSQL) and the django-allauth peer, on this machine, loopback only.
-#   Benchmarks/run.sh            full run (several minutes)
-#   QUICK=1 Benchmarks/run.sh    small counts, to check the harness
+# Lanyard (SQLite and PostgreSQL), and the django-allauth peer when PEER names its folder, on this machine,
+# loopback only.
+#   Benchmarks/run.sh                           full run (several minutes), Lanyard alone
+#   PEER=/path/to/peers/allauth Benchmarks/run.sh   the same, with allauth side by side
+#   QUICK=1 Benchmarks/run.sh                   small counts, to check the harness
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -10,7 +12,7 @@ OUT="$ROOT/Benchmarks/results"
 mkdir -p "$OUT"
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RESULTS="$OUT/run-$STAMP.jsonl"
-PEER="$ROOT/../shared/peers/allauth"
+PEER="${PEER:-}"
 export PEER_HOME="${PEER_HOME:-/tmp/lanyard-peer-allauth}"
 COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${PEER_COUNT:-1000}
 if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
@@ -21,14 +23,24 @@ swift build -c release --product lanyard
 swift build -c release --product lanyard-bench
 BIN=$(swift build -c release --show-bin-path)
 
-"$PEER/setup.sh" >/dev/null
-"$PEER/stop.sh" >/dev/null 2>&1 || true
-RESET_DB=1 "$PEER/run.sh"
+# Provider keys: the peer's identity provider when the peer runs, else our own key server (same port, paths and
+# key files, so lanyard-bench signs alike).
+KEY_SERVER_PID=""
+if [ -n "$PEER" ]; then
+  "$PEER/setup.sh" >/dev/null
+  "$PEER/stop.sh" >/dev/null 2>&1 || true
+  RESET_DB=1 "$PEER/run.sh"
+else
+  python3 Benchmarks/key_server.py --keys "$PEER_HOME/keys" --port 8702 &
+  KEY_SERVER_PID=$!
+  for _ in $(seq 1 50); do curl -fsS http://127.0.0.1:8702/apple/auth/keys >/dev/null 2>&1 && break; sleep 0.1; done
+fi
 eval "$(LANYARD_TEST_POSTGRES_PORT=25434 LANYARD_TEST_POSTGRES_FSYNC=on scripts/start-test-postgres)"
 SERVER_PIDS=()
 cleanup() {
   for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  "$PEER/stop.sh" >/dev/null 2>&1 || true
+  if [ -n "$PEER" ]; then "$PEER/stop.sh" >/dev/null 2>&1 || true; fi
+  if [ -n "$KEY_SERVER_PID" ]; then kill "$KEY_SERVER_PID" 2>/dev/null || true; fi
   scripts/stop-test-postgres
 }
 trap cleanup EXIT
@@ -66,7 +78,8 @@ psql "$LANYARD_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS lanyard_bench" -c
 start_lanyard "sqlite:$(mktemp -d /tmp/lanyard-bench-db.XXXXXX)/lanyard.sqlite" "$SQLITE_PORT"; SQLITE_PID=$STARTED_PID
 start_lanyard "${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}" "$POSTGRES_PORT"; POSTGRES_PID=$STARTED_PID
 POSTMASTER_PID=$(head -n 1 "$LANYARD_TEST_POSTGRES_DATA/postmaster.pid")  # PostgreSQL's backends are its children
-GUNICORN_PID=$(cat "$PEER_HOME/run/gunicorn.pid")
+GUNICORN_PID=""
+if [ -n "$PEER" ]; then GUNICORN_PID=$(cat "$PEER_HOME/run/gunicorn.pid"); fi
 
 # Paired rounds: each ratio of the targets then compares phases measured seconds apart, not a minute. After
 # each scenario's sweep, ROUNDS times: Lanyard on PostgreSQL and on SQLite at 64, then allauth at its best
@@ -80,12 +93,14 @@ for scenario in signin_new signin_existing refresh me link healthz readyz; do
   echo "== $scenario"
   load lanyard "http://127.0.0.1:$SQLITE_PORT" sqlite "$SQLITE_PID" "$scenario" 1,16,64 "$COUNT"
   load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 1,16,64 "$COUNT" "$POSTMASTER_PID"
-  case "$scenario" in
-    signin_new|signin_existing|me|link)
+  case "$PEER,$scenario" in
+    ,*) ;;
+    *,signin_new|*,signin_existing|*,me|*,link)
       load allauth http://127.0.0.1:8701 sqlite "$GUNICORN_PID" "$scenario" 1,4,8,16,64 "$PEER_COUNT" ;;
   esac
   case "$scenario" in healthz|readyz) continue ;; esac
-  best=$(python3 Benchmarks/report.py --best-concurrency allauth "$scenario" "$RESULTS")
+  best=""
+  if [ -n "$PEER" ]; then best=$(python3 Benchmarks/report.py --best-concurrency allauth "$scenario" "$RESULTS"); fi
   for round in $(seq 1 "$ROUNDS"); do
     echo "== $scenario, round $round"
     load lanyard "http://127.0.0.1:$POSTGRES_PORT" postgres "$POSTGRES_PID" "$scenario" 64 "$COUNT" "$POSTMASTER_PID" --round "$round"

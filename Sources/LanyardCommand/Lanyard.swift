@@ -5,6 +5,7 @@ import LanyardEmulator
 import LanyardServer
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 import Logging
 
 @main
@@ -12,6 +13,7 @@ struct Lanyard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanyard",
         abstract: "A self-hostable identity server for native apps (Sign in with Apple and Google).",
+        version: LanyardVersion.current,
         subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, Audit.self, Keys.self,
                       Webhooks.self],
         defaultSubcommand: Serve.self)
@@ -74,7 +76,7 @@ struct Dev: AsyncParsableCommand {
 
 enum ServerRunner {
     static func run(_ configuration: LanyardConfiguration, logger: Logger) async throws {
-        // A file grown past the process's size limit fails that write (SQLite answers 503 for it, DESIGN
+        // A file grown past the process's size limit fails that write (SQLite answers 503 for it, reference
         // section 8) instead of killing the server.
         signal(SIGXFSZ, SIG_IGN)
         let runtime = try await Startup.runtime(configuration, logger: logger)

@@ -43,7 +43,7 @@ public struct EmulatorKeys: Sendable {
             google: Key(kid: "emu-google-" + random.hexString(byteCount: 4), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048)))
         let stored = Stored(appleKID: keys.apple.kid, applePEM: keys.apple.privateKey.pemRepresentation,
                             googleKID: keys.google.kid, googlePEM: keys.google.privateKey.pemRepresentation)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try SecretFile.createDirectory(atPath: directory)
         try SecretFile.writeOnce(try JSONEncoder().encode(stored), to: path)
         // Another process may have won the race to create the file: use what is there.
         return try loadOrCreate(directory: directory, random: random)
@@ -54,7 +54,7 @@ public struct EmulatorKeys: Sendable {
     public static func loadOrCreateAppleTeamKey(directory: String) throws -> String {
         let path = URL(fileURLWithPath: directory).appendingPathComponent("apple-team-key.p8").path
         if let data = FileManager.default.contents(atPath: path) { return String(decoding: data, as: UTF8.self) }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try SecretFile.createDirectory(atPath: directory)
         try SecretFile.writeOnce(Data(P256.Signing.PrivateKey().pemRepresentation.utf8), to: path)
         return String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
     }

@@ -31,7 +31,7 @@ public enum EmulatedProvider: String, Sendable, CaseIterable {
     }
 }
 
-/// `POST /_emulator/{provider}/id-token` (DESIGN section 5).
+/// `POST /_emulator/{provider}/id-token` (reference section 5).
 public struct MintRequest: Codable, Sendable {
     public var sub: String
     public var email: String?

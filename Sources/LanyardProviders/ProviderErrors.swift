@@ -1,4 +1,4 @@
-/// Why an ID token was refused; the raw values are DESIGN's `details.reason` strings.
+/// Why an ID token was refused; the raw values are the reference's `details.reason` strings.
 public struct ProviderTokenError: Error, Equatable, CustomStringConvertible {
     public enum Reason: String, Sendable {
         case malformed

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Every error the server answers: `{"error": {"code", "message", "details", "request_id"}}` (DESIGN section 5).
+/// Every error the server answers: `{"error": {"code", "message", "details", "request_id"}}` (reference section 5).
 ///
 /// ```swift
 /// let failure = try WireCoding.decoder().decode(ErrorResponse.self, from: data)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The answer of sign-in, anonymous sign-in, refresh and re-authentication (DESIGN section 3).
+/// The answer of sign-in, anonymous sign-in, refresh and re-authentication (reference section 3).
 ///
 /// ```swift
 /// let session = try WireCoding.decoder().decode(SessionResponse.self, from: data)
@@ -93,7 +93,7 @@ public struct LinkResponse: Sendable, Equatable, Codable {
     }
 }
 
-/// One record of a collection (DESIGN section 7): `GET`/`PUT /v1/data/{collection}/{id}` and each change.
+/// One record of a collection (reference section 7): `GET`/`PUT /v1/data/{collection}/{id}` and each change.
 ///
 /// ```swift
 /// let note = try WireCoding.decoder().decode(DataRecord<Note>.self, from: data)

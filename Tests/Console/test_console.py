@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from lanyard_dev import ROOT, LanyardDev  # noqa: E402
 
 ARTIFACTS = os.environ.get("LANYARD_TEST_ARTIFACTS", os.path.join(ROOT, "Tests", "Console", "artifacts"))
-ADMIN_KEY = "console-key-" + secrets.token_hex(8)
+ADMIN_KEY = "console-key-" + secrets.token_hex(16)
 SERVER = {}
 
 
@@ -82,9 +82,17 @@ class ConsoleTests(unittest.TestCase):
         for index in range(3):
             sign_in("google", f"other-{index}-{secrets.token_hex(3)}", email=f"other{index}@example.net")
 
+        # Before anyone signed in: the key form, and nothing of the console (no navigation, no "Sign out").
+        self.wait.until(EC.visibility_of_element_located((By.ID, "key")))
+        for hidden in ["bar", "signout", "nav-users", "nav-activity"]:
+            self.assertFalse(self.browser.find_element(By.ID, hidden).is_displayed(), hidden)
+        self.screenshot("00-signed-out")
+
         self.type_key("not-the-key")
         error = self.wait.until(EC.visibility_of_element_located((By.ID, "signin-error")))
         self.assertIn("not this server's admin key", error.text)
+        for hidden in ["bar", "signout"]:
+            self.assertFalse(self.browser.find_element(By.ID, hidden).is_displayed(), hidden)
         self.screenshot("01-wrong-key")
 
         self.type_key(ADMIN_KEY)

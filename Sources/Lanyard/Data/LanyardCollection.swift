@@ -15,7 +15,7 @@ extension LanyardClient {
     }
 }
 
-/// Typed access to one collection of the account's synced records (DESIGN section 7): versions for safe
+/// Typed access to one collection of the account's synced records (reference section 7): versions for safe
 /// concurrent edits, tombstones so other devices learn of deletions, and a change feed.
 ///
 /// ```swift

@@ -64,6 +64,9 @@ struct Transport: Sendable {
         return data
     }
 
+    /// Names the SDK and its version to the server, as Supabase's clients do.
+    static let clientInfo = "lanyard-swift/\(LanyardVersion.current)"
+
     func urlRequest(_ request: APIRequest, bearer: String?) -> URLRequest {
         var components = URLComponents(url: baseURL.appendingPathComponent(request.path), resolvingAgainstBaseURL: false)!
         if !request.query.isEmpty { components.queryItems = request.query }
@@ -71,6 +74,7 @@ struct Transport: Sendable {
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        urlRequest.setValue(Self.clientInfo, forHTTPHeaderField: "X-Client-Info")
         if request.body != nil { urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         if let bearer { urlRequest.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }

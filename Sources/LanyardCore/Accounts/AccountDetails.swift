@@ -3,7 +3,7 @@ import LanyardStore
 import LanyardSupport
 
 /// Everything stored about an account that an API may show: the account, its identities (oldest link first,
-/// with their ids and provider subjects) and its metadata. For surfaces richer than DESIGN's `User`, such as
+/// with their ids and provider subjects) and its metadata. For surfaces richer than the reference's `User`, such as
 /// the GoTrue-compatible one.
 public struct AccountDetails: Sendable {
     public var user: UserRecord

@@ -10,7 +10,7 @@ import LanyardWire
 // `WireWriterTests` checks each writer writes exactly what the type's `Codable` form does.
 
 extension User {
-    /// DESIGN's `User` from the account's row and its identities in link order.
+    /// the reference's `User` from the account's row and its identities in link order.
     public init(user: UserRecord, identities: [IdentityRecord]) {
         self.init(id: user.id, createdAt: user.createdAt, isAnonymous: user.isAnonymous, displayName: user.displayName,
                   // The primary (first linked) identity's email; other identities may carry other emails, which is normal.

@@ -5,7 +5,7 @@ import LanyardSupport
 import struct LanyardWire.LinkResponse
 import struct LanyardWire.User
 
-/// One account, several sign-in methods: attaching and removing identities (DESIGN sections 3 and 6).
+/// One account, several sign-in methods: attaching and removing identities (reference sections 3 and 6).
 /// Linking never signs anyone out; unlinking needs a recent sign-in and never removes the last identity.
 public struct Linking: Sendable {
     let dependencies: CoreDependencies

@@ -1,4 +1,4 @@
-/// What a sign-in does, decided from what the transaction read (DESIGN section 5): the account of the
+/// What a sign-in does, decided from what the transaction read (reference section 5): the account of the
 /// identity, if any, and the guest whose bearer came with it. `SignIn` reads, asks `decide`, then does it.
 enum SignInDecision: Equatable, Sendable {
     /// Into the identity's account; a signed-in (not anonymous) bearer changes nothing.
@@ -30,13 +30,13 @@ enum SignInDecision: Equatable, Sendable {
         if let guest, guest.isAnonymous {
             if let target = guest.mergedInto {
                 // Only the identity the guest was merged for may land there again.
-                guard identityOwner == target else { throw .unauthorized("This session has ended") }
+                guard identityOwner == target else { throw .sessionEnded }
                 return .landMergedGuest(guestID: guest.id, into: target)
             }
             if let identityOwner { return .mergeGuest(guestID: guest.id, into: identityOwner) }
             return .upgradeGuest(guestID: guest.id)
         }
-        if bearerEndedByMerge { throw .unauthorized("This session has ended") }
+        if bearerEndedByMerge { throw .sessionEnded }
         if let identityOwner { return .signIn(userID: identityOwner) }
         return .signUp
     }

@@ -8,7 +8,7 @@ public enum SessionEndReason {
     public static let admin = "admin"
 }
 
-/// What an operator may do to accounts (DESIGN section 11): find them, look at one, change its name, disable
+/// What an operator may do to accounts (reference section 11): find them, look at one, change its name, disable
 /// or enable it, end its sessions, delete it. Every change is audited with actor `admin`.
 public struct AccountAdministration: Sendable {
     public static let maximumPageSize = 200

@@ -3,7 +3,7 @@ import LanyardProviders
 import LanyardStore
 import LanyardSupport
 
-/// Apple's account lifecycle (DESIGN section 10): an authorization code sent with a sign-in, link or
+/// Apple's account lifecycle (reference section 10): an authorization code sent with a sign-in, link or
 /// re-authentication is redeemed for Apple's refresh token, kept sealed with the master key; deleting the account
 /// or unlinking the Apple identity owes Apple the token's revocation (`AppleTokenStore.scheduleRevocation`, in that
 /// transaction), which `revokeDue` sends until Apple answers 200. Nothing here ever fails or delays a sign-in.

@@ -3,7 +3,7 @@ import LanyardProviders
 import LanyardStore
 import LanyardSupport
 
-/// Apple's server-to-server notifications (DESIGN section 10), verified like an ID token and applied once:
+/// Apple's server-to-server notifications (reference section 10), verified like an ID token and applied once:
 /// `consent-revoked` ends the Apple sessions and marks the identity revoked (until the person signs in with Apple
 /// again, which Apple only allows after new consent); `account-delete(d)` unlinks the identity, or deletes the
 /// account when it was the only way in; `email-disabled` / `email-enabled` record the relay's forwarding. Each is

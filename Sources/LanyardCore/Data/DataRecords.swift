@@ -2,14 +2,16 @@ import Foundation
 import LanyardStore
 import LanyardSupport
 
-/// A record as the API shows it (DESIGN section 7).
-public struct RecordView: Encodable, Sendable {
+/// A record as the API shows it (reference section 7). Its data is the JSON text stored when it was written,
+/// copied into the answer as it is: reading a record costs the same at any nesting.
+public struct RecordView: JSONWritable, Sendable {
     public var id: String
     public var collection: String
     public var version: Int64
     public var updatedAt: Date
     public var deleted: Bool
-    public var data: JSONValue?
+    /// The record's JSON object as stored; `nil` for a tombstone.
+    public var data: String?
 
     init(_ row: RecordRow) {
         id = row.recordID
@@ -17,30 +19,33 @@ public struct RecordView: Encodable, Sendable {
         version = row.version
         updatedAt = row.updatedAt
         deleted = row.deleted
-        data = row.data.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+        data = row.data
     }
 
-    enum CodingKeys: String, CodingKey { case id, collection, version, updatedAt = "updated_at", deleted, data }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(collection, forKey: .collection)
-        try container.encode(version, forKey: .version)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        if deleted { try container.encode(true, forKey: .deleted) }
-        try container.encode(data, forKey: .data)
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("id"); json.string(id)
+            json.key("collection"); json.string(collection)
+            json.key("version"); json.integer(version)
+            json.key("updated_at"); json.date(updatedAt)
+            if deleted { json.key("deleted"); json.bool(true) }
+            json.key("data")
+            if let data { json.raw(json: data) } else { json.string(nil) }
+        }
     }
 }
 
-public struct ChangesPage: Encodable, Sendable {
+public struct ChangesPage: JSONWritable, Sendable {
     public var records: [RecordView]
     public var nextCursor: String?
     public var hasMore: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case records
-        case nextCursor = "next_cursor", hasMore = "has_more"
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("records"); json.array(records) { $0.value($1) }
+            json.key("next_cursor"); json.string(nextCursor)
+            json.key("has_more"); json.bool(hasMore)
+        }
     }
 }
 
@@ -48,6 +53,9 @@ public struct ChangesPage: Encodable, Sendable {
 /// concurrency and tombstones so other devices learn of deletions.
 public struct DataRecords: Sendable {
     public static let maximumRecordBytes = 256 * 1024
+    /// How deep objects and arrays may nest in a record's data, `data` itself being level 1. Deeper data is refused
+    /// (`INVALID_REQUEST`) before anything is stored.
+    public static let maximumNestingDepth = 64
     public static let maximumPageSize = 500
 
     let dependencies: CoreDependencies
@@ -84,11 +92,7 @@ public struct DataRecords: Sendable {
     /// `PUT /v1/data/{collection}/{id}`; `expectedVersion` comes from `If-Match`.
     public func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
         try Self.validate(collection: collection, id: id)
-        guard case .object = data else { throw LanyardError.invalidRequest(field: "data", "data must be a JSON object") }
-        let encoded = String(decoding: try JSONEncoder().encode(data), as: UTF8.self)
-        guard encoded.utf8.count <= Self.maximumRecordBytes else {
-            throw LanyardError.payloadTooLarge(limit: Self.maximumRecordBytes)
-        }
+        let encoded = try Self.encode(data)
         let dependencies = self.dependencies
         return try await dependencies.database.transaction { connection in
             try await Self.lockOwner(caller, connection)
@@ -103,6 +107,21 @@ public struct DataRecords: Sendable {
                                                data: encoded)
             return RecordView(row)
         }
+    }
+
+    /// A record's data as stored: an object, nested at most `maximumNestingDepth` deep, at most
+    /// `maximumRecordBytes` long.
+    static func encode(_ data: JSONValue) throws -> String {
+        guard case .object = data else { throw LanyardError.invalidRequest(field: "data", "data must be a JSON object") }
+        guard data.nestingDepth <= maximumNestingDepth else {
+            throw LanyardError.invalidRequest(field: "data", """
+                data nests objects and arrays more than \(maximumNestingDepth) levels deep
+                """)
+        }
+        var writer = JSONWriter()
+        writer.json(data)
+        guard writer.bytes.count <= maximumRecordBytes else { throw LanyardError.payloadTooLarge(limit: maximumRecordBytes) }
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     public func get(collection: String, id: String, caller: Caller) async throws -> RecordView {

@@ -1,6 +1,6 @@
 import LanyardSupport
 
-/// The one error catalogue (DESIGN section 3): every failure a client can see, with its stable code,
+/// The one error catalogue (reference section 3): every failure a client can see, with its stable code,
 /// HTTP status and a message a person can read. Handlers throw it; one middleware renders it.
 public struct LanyardError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
@@ -97,6 +97,11 @@ extension LanyardError {
         LanyardError(.unauthorized, message)
     }
 
+    /// A well-signed token whose session is over (signed out, revoked, ended by a merge): `details.reason`
+    /// `session_ended` tells it from a malformed or expired token, as GoTrue's `session_not_found` does.
+    public static let sessionEnded = LanyardError(.unauthorized, "This session has ended",
+                                                  details: ["reason": "session_ended"])
+
     public static let invalidRefreshToken = LanyardError(.invalidRefreshToken, "The session has ended; sign in again")
 
     public static let refreshTokenReused = LanyardError(
@@ -155,7 +160,7 @@ extension LanyardError {
 
     public static let internalError = LanyardError(.internalError, "Something went wrong on our side")
 
-    /// The database could not be reached in time (DESIGN section 8); the request changed nothing.
+    /// The database could not be reached in time (reference section 8); the request changed nothing.
     public static let serviceUnavailable = LanyardError(.serviceUnavailable,
                                                         "The service is temporarily unavailable; nothing was changed. Try again shortly",
                                                         retryAfter: 2)

@@ -27,16 +27,16 @@ public struct Authenticator: Sendable {
 
     public func authenticate(bearer token: String) async throws -> Caller {
         let caller = try await authenticateAllowingMerged(bearer: token)
-        guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
+        guard caller.mergedInto == nil else { throw LanyardError.sessionEnded }
         return caller
     }
 
     /// Like `authenticate`, but also accepts the ended session of an anonymous account that was merged, so a
-    /// retried sign-in after a lost response can land in the same account (DESIGN section 6).
+    /// retried sign-in after a lost response can land in the same account (reference section 6).
     public func authenticateAllowingMerged(bearer token: String) async throws -> Caller {
         let claims = try await dependencies.accessTokens.verify(token)
         guard let found = try await dependencies.sessionAccounts.findWithOwner(sessionID: claims.sid) else {
-            throw LanyardError.unauthorized("This session has ended")
+            throw LanyardError.sessionEnded
         }
         return try await explainingDisabled {
             try caller(claims: claims, session: found.session, ownerIsAnonymous: found.ownerIsAnonymous,
@@ -49,27 +49,27 @@ public struct Authenticator: Sendable {
     public func authenticateReadingAccount(bearer token: String) async throws -> (Caller, User) {
         let claims = try await dependencies.accessTokens.verify(token)
         guard let found = try await dependencies.sessionAccounts.find(sessionID: claims.sid) else {
-            throw LanyardError.unauthorized("This session has ended")
+            throw LanyardError.sessionEnded
         }
         let caller = try await explainingDisabled {
             try self.caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
                             ownerMergedInto: found.user.mergedInto, account: found)
         }
-        guard caller.mergedInto == nil else { throw LanyardError.unauthorized("This session has ended") }
+        guard caller.mergedInto == nil else { throw LanyardError.sessionEnded }
         return (caller, User(user: found.user, identities: found.identities))
     }
 
     /// The caller a verified token speaks for, given its session and the session's account as stored.
     private func caller(claims: AccessTokenClaims, session: SessionRecord, ownerIsAnonymous: Bool,
                         ownerMergedInto: String?, account: SessionWithAccount?) throws -> Caller {
-        guard session.userID == claims.sub else { throw LanyardError.unauthorized("This session has ended") }
+        guard session.userID == claims.sub else { throw LanyardError.sessionEnded }
         if let mergedInto = ownerMergedInto {
             return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
                           mergedInto: mergedInto, account: account)
         }
         guard session.isActive(at: dependencies.clock.now()) else {
             if session.revokedReason == SessionEndReason.accountDisabled { throw SessionEnded(userID: session.userID) }
-            throw LanyardError.unauthorized("This session has ended")
+            throw LanyardError.sessionEnded
         }
         return Caller(userID: session.userID, sessionID: session.id, isAnonymous: ownerIsAnonymous,
                       authTime: session.authTime, mergedInto: nil, account: account)
@@ -88,7 +88,7 @@ public struct Authenticator: Sendable {
         } catch let ended as SessionEnded {
             let owner = try await dependencies.database.read { try await UserStore($0).find(id: ended.userID) }
             if owner?.disabledAt != nil { throw LanyardError.accountDisabled }
-            throw LanyardError.unauthorized("This session has ended")
+            throw LanyardError.sessionEnded
         }
     }
 

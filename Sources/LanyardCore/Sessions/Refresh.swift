@@ -3,7 +3,7 @@ import LanyardStore
 import LanyardSupport
 import struct LanyardWire.User
 
-/// `POST /v1/auth/refresh`: rotates a refresh token (DESIGN section 4).
+/// `POST /v1/auth/refresh`: rotates a refresh token (reference section 4).
 public struct Refresh: Sendable {
     let dependencies: CoreDependencies
 

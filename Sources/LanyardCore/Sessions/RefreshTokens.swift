@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import LanyardSupport
 
-/// The rules of refresh tokens (DESIGN section 4): 256 random bits, opaque, stored only as a SHA-256 hash;
+/// The rules of refresh tokens (reference section 4): 256 random bits, opaque, stored only as a SHA-256 hash;
 /// each use rotates; a just-rotated token is answered again (same successor) only within the grace window.
 ///
 /// A token is its session's id (16 bytes) followed by its 256 random bits, base64url: 64 characters. The id is

@@ -1,7 +1,7 @@
 import Foundation
 import LanyardSupport
 
-/// The claims of a Lanyard access token (DESIGN section 4). Tokens issued on the GoTrue-compatible surface
+/// The claims of a Lanyard access token (reference section 4). Tokens issued on the GoTrue-compatible surface
 /// (`ClaimStyle.supabase`) also carry `session_id` and `aal`, and write `amr` as Supabase's objects; both kinds
 /// are read back into these same claims.
 public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
@@ -18,6 +18,8 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     public var role: String
     /// Not a claim: how the claims are written.
     var style: ClaimStyle = .lanyard
+    /// GoTrue's profile claims, written in Supabase's style only (not read back: Lanyard never trusts them).
+    var profile: SupabaseProfileClaims?
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, jti, sid, auth_time, amr, is_anonymous, role
@@ -82,12 +84,31 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
             }
             json.key("is_anonymous"); json.bool(is_anonymous)
             json.key("role"); json.string(role)
+            if style == .supabase, let profile {
+                json.key("email"); json.string(profile.email)
+                json.key("phone"); json.string(profile.phone)
+                json.key("app_metadata"); json.json(.object(profile.appMetadata))
+                json.key("user_metadata"); json.json(.object(profile.userMetadata))
+            }
         }
     }
 }
 
-/// How an access token's claims are written: Lanyard's own (DESIGN section 4), or Supabase's shapes for the
-/// GoTrue-compatible surface (DESIGN section 12).
+/// What GoTrue's access tokens say of their user, for Row Level Security policies that read `auth.jwt()`:
+/// `email`, `phone`, `app_metadata` (`provider`, `providers`) and `user_metadata`, as the user object shows them.
+public struct SupabaseProfileClaims: Sendable, Equatable {
+    public var email: String
+    public var phone: String
+    public var appMetadata: [String: JSONValue]
+    public var userMetadata: [String: JSONValue]
+
+    public init(email: String, phone: String, appMetadata: [String: JSONValue], userMetadata: [String: JSONValue]) {
+        (self.email, self.phone, self.appMetadata, self.userMetadata) = (email, phone, appMetadata, userMetadata)
+    }
+}
+
+/// How an access token's claims are written: Lanyard's own (reference section 4), or Supabase's shapes for the
+/// GoTrue-compatible surface (reference section 12).
 public enum ClaimStyle: Sendable, Equatable {
     case lanyard
     case supabase
@@ -128,14 +149,15 @@ public struct AccessTokens: Sendable {
     public var lifetime: Int { Int(ttl) }
 
     public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool,
-                      style: ClaimStyle = .lanyard) throws -> String {
+                      style: ClaimStyle = .lanyard, profile: SupabaseProfileClaims? = nil) throws -> String {
         let now = clock.now()
-        let claims = AccessTokenClaims(
+        var claims = AccessTokenClaims(
             iss: issuer, sub: userID, aud: Self.audience,
             exp: now.unixSeconds + Int64(ttl), iat: now.unixSeconds,
             jti: random.hexString(byteCount: 16), sid: sessionID,
             auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated",
             style: style)
+        claims.profile = profile
         let (kid, key) = keys.signingKey(at: now)
         return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LanyardSupport
 
-/// `LANYARD_USER_ID_STRATEGY=derived` (DESIGN section 4): the first 16 bytes of SHA-256 of
+/// `LANYARD_USER_ID_STRATEGY=derived` (reference section 4): the first 16 bytes of SHA-256 of
 /// `"{provider}:{sub}"`, with the version nibble set to 4 and the variant bits to `10`.
 public enum DerivedUserID {
     public static func make(provider: String, subject: String) -> String {

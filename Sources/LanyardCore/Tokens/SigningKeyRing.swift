@@ -7,7 +7,7 @@ import Synchronization
 /// Lanyard's ES256 keys for access tokens: created on first start, stored in the database (so every instance
 /// shares them) with the private key sealed by the master key.
 ///
-/// A rotation (DESIGN section 8) adds the new key at once and schedules the current one's retirement
+/// A rotation (reference section 8) adds the new key at once and schedules the current one's retirement
 /// `LANYARD_KEY_PUBLISH_DELAY` later: every instance publishes the new key as soon as it reads it (the JWKS is
 /// read again when older than a second, and `SigningKeyRefresher` reads every few seconds), and every instance
 /// signs with it from the same moment, the old key's retirement, so caches downstream know it before any token

@@ -2,7 +2,7 @@ import Foundation
 import LanyardStore
 import LanyardSupport
 
-/// Writes account events for the app's backend (DESIGN section 7) into the outbox, inside the transaction of
+/// Writes account events for the app's backend (reference section 7) into the outbox, inside the transaction of
 /// the change that causes them: an event exists exactly when its change committed. The audit log calls it for
 /// the audit events that are also webhook events.
 public struct WebhookOutbox: Sendable {

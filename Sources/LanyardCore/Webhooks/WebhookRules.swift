@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// When a failed delivery is tried again (DESIGN section 7): the Standard Webhooks schedule, about a day in all.
+/// When a failed delivery is tried again (reference section 7): the Standard Webhooks schedule, about a day in all.
 public enum WebhookSchedule {
     /// The waits after the first, second, … failed attempt; after the last one the event is marked failed.
     public static let delays: [TimeInterval] = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400]

@@ -21,7 +21,7 @@ public struct ProviderKey: Sendable {
 
 /// Provider signing keys per JWKS URL: cached for the provider's `max-age`, refetched at most once a minute
 /// when a token names an unknown `kid`, and served stale, without waiting, while a refetch is under way or the
-/// provider cannot be reached (DESIGN section 8).
+/// provider cannot be reached (reference section 8).
 ///
 /// A lock, not an actor: a sign-in finds its key without leaving its executor; only a fetch is awaited.
 public final class JWKSCache: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import LanyardSupport
 
-/// Verifies Apple and Google ID tokens (DESIGN section 4). Production and the emulator take the same path;
+/// Verifies Apple and Google ID tokens (reference section 4). Production and the emulator take the same path;
 /// only the JWKS URL differs.
 public struct IDTokenVerifier: Sendable {
     public static let leeway: TimeInterval = 60

@@ -1,6 +1,6 @@
 import LanyardSupport
 
-/// DESIGN section 4: the app sends its raw nonce; the token carries either that raw value (Google SDKs)
+/// reference section 4: the app sends its raw nonce; the token carries either that raw value (Google SDKs)
 /// or its SHA-256 as lower-case hex (Apple's iOS API takes the hashed value). Both are accepted.
 public enum NonceRule {
     public static func check(tokenNonce: String?, providedNonce: String?, required: Bool) throws(ProviderTokenError) {

@@ -3,7 +3,7 @@ import Hummingbird
 import LanyardCore
 import LanyardSupport
 
-/// `/v1/admin/*` (DESIGN section 11), behind `AdminKeyMiddleware`; not mounted without `LANYARD_ADMIN_KEY`.
+/// `/v1/admin/*` (reference section 11), behind `AdminKeyMiddleware`; not mounted without `LANYARD_ADMIN_KEY`.
 struct AdminRoutes {
     let api: APIContext
     let key: String
@@ -31,7 +31,7 @@ struct AdminRoutes {
     }
 
     @Sendable func user(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await administration.user(id: context.parameters.get("id") ?? ""))
+        try JSONResponse.make(try await administration.user(id: context.identifier("id")))
     }
 
     @Sendable func updateUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -40,25 +40,25 @@ struct AdminRoutes {
             throw LanyardError.invalidRequest(field: "body", "Send display_name, disabled or both")
         }
         return try JSONResponse.make(try await administration.update(
-            id: context.parameters.get("id") ?? "", displayName: body.displayName, disabled: body.disabled,
+            id: context.identifier("id"), displayName: body.displayName, disabled: body.disabled,
             client: api.client(request, context)))
     }
 
     @Sendable func deleteUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await AccountDeletion(api.dependencies).deleteByAdmin(userID: context.parameters.get("id") ?? "",
+        try await AccountDeletion(api.dependencies).deleteByAdmin(userID: context.identifier("id"),
                                                                   client: api.client(request, context))
         return JSONResponse.noContent()
     }
 
     @Sendable func signOut(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let ended = try await administration.signOut(id: context.parameters.get("id") ?? "",
+        let ended = try await administration.signOut(id: context.identifier("id"),
                                                      client: api.client(request, context))
         return try JSONResponse.make(["sessions_ended": ended])
     }
 
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await administration.revokeSession(userID: context.parameters.get("id") ?? "",
-                                               sessionID: context.parameters.get("session") ?? "",
+        try await administration.revokeSession(userID: context.identifier("id"),
+                                               sessionID: context.identifier("session"),
                                                client: api.client(request, context))
         return JSONResponse.noContent()
     }
@@ -66,7 +66,7 @@ struct AdminRoutes {
     @Sendable func audit(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let query = AdminQuery(request)
         return try JSONResponse.make(try await administration.audit(
-            userID: query.string("user_id"), type: query.string("type"), before: query.string("before"),
+            userID: query.string("user_id").map(Identifiers.canonical), type: query.string("type"), before: query.string("before"),
             limit: try query.integer("limit")))
     }
 

@@ -19,7 +19,7 @@ struct GoTrueError: Error, Equatable {
     }
 
     /// The GoTrue error for a Lanyard one. `UNAUTHORIZED` is `no_authorization` without an `Authorization`
-    /// header and `bad_jwt` with one, as in GoTrue.
+    /// header, `session_not_found` for a token whose session ended, and `bad_jwt` otherwise, as in GoTrue.
     static func from(_ error: LanyardError, hadAuthorization: Bool) -> GoTrueError {
         let message = error.message
         switch error.code {
@@ -31,9 +31,15 @@ struct GoTrueError: Error, Equatable {
             return GoTrueError(status: 400, code: "bad_id_token", message: message + reason)
         case .providerUnavailable: return GoTrueError(status: 503, code: "provider_unavailable", message: message)
         case .unauthorized:
-            return hadAuthorization
-                ? GoTrueError(status: 403, code: "bad_jwt", message: message)
-                : GoTrueError(status: 401, code: "no_authorization", message: "This endpoint requires a bearer token")
+            guard hadAuthorization else {
+                return GoTrueError(status: 401, code: "no_authorization", message: "This endpoint requires a bearer token")
+            }
+            // Supabase's clients sign out on this code only: a device signed out elsewhere must hear it.
+            if error.details["reason"]?.stringValue == "session_ended" {
+                return GoTrueError(status: 403, code: "session_not_found",
+                                   message: "Session from session_id claim in JWT does not exist")
+            }
+            return GoTrueError(status: 403, code: "bad_jwt", message: message)
         case .invalidRefreshToken:
             return GoTrueError(status: 400, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found")
         case .refreshTokenReused:

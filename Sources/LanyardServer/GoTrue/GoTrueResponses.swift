@@ -31,7 +31,7 @@ struct GoTrueUser: Encodable {
     init(_ account: AccountDetails) {
         let user = account.user, identities = account.identities
         id = user.id
-        // The first linked identity with an email is the account's email, as on `/v1` (DESIGN section 3).
+        // The first linked identity with an email is the account's email, as on `/v1` (reference section 3).
         let primaryEmail = identities.first { $0.email != nil }
         email = primaryEmail?.email ?? ""
         emailConfirmedAt = primaryEmail.flatMap { $0.emailVerified ? $0.linkedAt : nil }
@@ -50,6 +50,11 @@ struct GoTrueUser: Encodable {
         createdAt = user.createdAt
         updatedAt = user.updatedAt
         isAnonymous = user.isAnonymous
+    }
+
+    /// The claims GoTrue's access tokens carry of their user, as this user object shows them.
+    var profileClaims: SupabaseProfileClaims {
+        SupabaseProfileClaims(email: email, phone: phone, appMetadata: appMetadata, userMetadata: userMetadata)
     }
 }
 
@@ -104,12 +109,12 @@ struct GoTrueSession: Encodable {
         case expiresAt = "expires_at", refreshToken = "refresh_token"
     }
 
-    init(_ session: IssuedSession, accessToken: String, account: AccountDetails, now: Date) {
+    init(_ session: IssuedSession, accessToken: String, user: GoTrueUser, now: Date) {
         self.accessToken = accessToken
         expiresIn = session.answer.expiresIn
         expiresAt = now.unixSeconds + Int64(session.answer.expiresIn)
         refreshToken = session.answer.refreshToken
-        user = GoTrueUser(account)
+        self.user = user
     }
 }
 

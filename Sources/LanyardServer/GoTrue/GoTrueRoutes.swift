@@ -4,7 +4,7 @@ import LanyardCore
 import struct LanyardWire.RefreshBody
 import LanyardSupport
 
-/// `/auth/v1` (DESIGN section 12): the part of GoTrue's API that Supabase's client libraries call for native
+/// `/auth/v1` (reference section 12): the part of GoTrue's API that Supabase's client libraries call for native
 /// sign-in, on Lanyard's own accounts, sessions and rules. Handlers translate shapes; the services decide.
 struct GoTrueRoutes {
     let api: APIContext
@@ -126,7 +126,7 @@ struct GoTrueRoutes {
     /// Unlinks by the identity's row id, with Lanyard's rules (recent sign-in, never the last identity).
     @Sendable func unlinkIdentity(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let identityID = context.parameters.get("identity_id") ?? ""
+        let identityID = context.identifier("identity_id")
         let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
         guard let identity = account.identities.first(where: { $0.id == identityID }) else {
             throw GoTrueError(status: 404, code: "identity_not_found", message: "Identity doesn't exist")
@@ -142,13 +142,13 @@ struct GoTrueRoutes {
         return try JSONResponse.make(GoTrueSettings(apple: offered("apple"), google: offered("google")))
     }
 
-    /// The session in GoTrue's shape, its access token in Supabase's claim style.
+    /// The session in GoTrue's shape, its access token in Supabase's claim style with the user's profile claims.
     private func respond(_ session: IssuedSession) async throws -> Response {
-        let account = try await AccountDetails.load(userID: session.answer.user.id, api.dependencies)
+        let user = GoTrueUser(try await AccountDetails.load(userID: session.answer.user.id, api.dependencies))
         let accessToken = try api.dependencies.accessTokens.issue(
             userID: session.answer.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
-            isAnonymous: account.user.isAnonymous, style: .supabase)
-        return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, account: account,
+            isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims)
+        return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, user: user,
                                                    now: api.dependencies.clock.now()))
     }
 }

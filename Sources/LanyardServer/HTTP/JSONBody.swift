@@ -9,13 +9,16 @@ import LanyardSupport
 enum JSONBody {
     static let authLimit = 64 * 1024
 
-    static func decode<T: RequestBody>(_ type: T.Type, from request: Request, limit: Int = authLimit) async throws -> T {
+    /// `statedLimit` is the limit an answer names when the body is over `limit` (a record's 256 KiB, where the
+    /// body may carry its envelope besides).
+    static func decode<T: RequestBody>(_ type: T.Type, from request: Request, limit: Int = authLimit,
+                                       statedLimit: Int? = nil) async throws -> T {
         var request = request
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw LanyardError.payloadTooLarge(limit: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw LanyardError.payloadTooLarge(limit: statedLimit ?? limit)
         }
         return try T(BodyFields(try members(of: buffer.readableBytesView)))
     }

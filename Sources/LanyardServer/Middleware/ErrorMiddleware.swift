@@ -5,7 +5,7 @@ import LanyardStore
 import LanyardSupport
 import Logging
 
-/// Renders every error in DESIGN's one envelope with the request id. Anything not in the catalogue becomes
+/// Renders every error in the reference's one envelope with the request id. Anything not in the catalogue becomes
 /// `INTERNAL_ERROR` with no internals in the message (they go to the log, never a token or key).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = LanyardRequestContext

@@ -1,7 +1,7 @@
 import Hummingbird
 import LanyardCore
 
-/// Counts a route group's requests against one of DESIGN's limits before the handler runs, and answers
+/// Counts a route group's requests against one of the reference's limits before the handler runs, and answers
 /// `RATE_LIMITED` past it: by client IP, or by the caller's account (after `BearerAuthentication`). Every attempt
 /// counts, a malformed one too.
 ///

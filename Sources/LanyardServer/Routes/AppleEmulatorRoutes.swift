@@ -5,7 +5,7 @@ import LanyardCore
 import LanyardEmulator
 import LanyardSupport
 
-/// `/_emulator/apple/*` beyond the keys: Apple's token endpoints as Lanyard calls them (DESIGN section 10),
+/// `/_emulator/apple/*` beyond the keys: Apple's token endpoints as Lanyard calls them (reference section 10),
 /// checking each `client_secret` against the team key this server signs with, and what they recorded.
 struct AppleEmulatorRoutes {
     let apple: AppleAccountEmulator

@@ -2,7 +2,7 @@ import Hummingbird
 import LanyardCore
 import LanyardSupport
 
-/// `/v1/data/{collection}/{id}` (DESIGN section 7).
+/// `/v1/data/{collection}/{id}` (reference section 7).
 struct DataRoutes {
     let api: APIContext
     /// A 256 KiB record plus its envelope.
@@ -26,18 +26,19 @@ struct DataRoutes {
 
     @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(PutBody.self, from: request, limit: Self.bodyLimit)
+        let body = try await JSONBody.decode(PutBody.self, from: request, limit: Self.bodyLimit,
+                                             statedLimit: DataRecords.maximumRecordBytes)
         let record = try await DataRecords(api.dependencies).put(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
             data: body.data, expectedVersion: try Self.ifMatch(request), caller: caller)
-        return try JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
+        return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let record = try await DataRecords(api.dependencies).get(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "", caller: caller)
-        return try JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
+        return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func delete(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -45,7 +46,7 @@ struct DataRoutes {
         let tombstone = try await DataRecords(api.dependencies).delete(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
             expectedVersion: try Self.ifMatch(request), caller: caller)
-        return try JSONResponse.make(tombstone)
+        return JSONResponse.make(tombstone)
     }
 
     @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -58,7 +59,7 @@ struct DataRoutes {
             }
             limit = parsed
         }
-        return try JSONResponse.make(try await DataRecords(api.dependencies).changes(
+        return JSONResponse.make(try await DataRecords(api.dependencies).changes(
             collection: context.parameters.get("collection") ?? "", since: query["since"].map(String.init), limit: limit,
             caller: caller))
     }

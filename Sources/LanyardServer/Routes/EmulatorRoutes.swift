@@ -4,7 +4,7 @@ import LanyardCore
 import LanyardEmulator
 import LanyardSupport
 
-/// `/_emulator/*` (DESIGN section 5), mounted only in dev mode.
+/// `/_emulator/*` (reference section 5), mounted only in dev mode.
 struct EmulatorRoutes {
     let minter: TokenMinter
 

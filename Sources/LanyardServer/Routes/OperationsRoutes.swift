@@ -62,6 +62,6 @@ struct OperationsRoutes {
         }
     }
 
-    /// `/readyz` answers within a second (DESIGN section 8), whatever the database does.
+    /// `/readyz` answers within a second (reference section 8), whatever the database does.
     static let readinessDeadline = Duration.milliseconds(800)
 }

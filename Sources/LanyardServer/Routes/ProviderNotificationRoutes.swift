@@ -1,7 +1,7 @@
 import Hummingbird
 import LanyardCore
 
-/// `POST /v1/providers/apple/notifications`: Apple's server-to-server notifications (DESIGN section 10).
+/// `POST /v1/providers/apple/notifications`: Apple's server-to-server notifications (reference section 10).
 struct ProviderNotificationRoutes {
     let api: APIContext
 

@@ -2,7 +2,7 @@ import LanyardCore
 import Logging
 import ServiceLifecycle
 
-/// Sends the Apple token revocations that account deletions and Apple unlinks owe (DESIGN section 10), in every
+/// Sends the Apple token revocations that account deletions and Apple unlinks owe (reference section 10), in every
 /// instance, until Apple answers 200.
 struct AppleRevocations: Service {
     let lifecycle: AppleLifecycle

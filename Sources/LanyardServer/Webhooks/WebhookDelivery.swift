@@ -8,7 +8,7 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
-/// Delivers the outbox to `LANYARD_WEBHOOK_URL` (DESIGN section 7), in every instance: each poll leases the due
+/// Delivers the outbox to `LANYARD_WEBHOOK_URL` (reference section 7), in every instance: each poll leases the due
 /// events (each the oldest pending event of its account, so an account's events arrive in order), sends them
 /// signed per Standard Webhooks, and records the outcome: 2xx delivered; anything else or no answer within 15 s
 /// retried on `WebhookSchedule`, honouring `Retry-After`, then failed. Runs beside the API and never in a

@@ -8,6 +8,10 @@ extension LanyardRuntime {
     public func router() -> Router<LanyardRequestContext> {
         let router = Router(context: LanyardRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
+        if !configuration.corsOrigins.isEmpty {
+            // Outside the error middleware, so that error answers carry the headers the page needs to read them.
+            router.add(middleware: CORSMiddleware(origins: Set(configuration.corsOrigins)))
+        }
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(metrics: metrics))
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,

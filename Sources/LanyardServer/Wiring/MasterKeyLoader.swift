@@ -20,7 +20,7 @@ enum MasterKeyLoader {
             }
         }
         do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            try SecretFile.createDirectory(atPath: configuration.dataDirectory)
         } catch {
             throw ConfigurationError(variable: "LANYARD_DATA_DIR", problem: "cannot create \(configuration.dataDirectory)")
         }

@@ -9,7 +9,7 @@ public struct UserRecord: Sendable, Equatable {
     public var displayName: String?
     public var mergedInto: String?
     public var mergedAt: Date?
-    /// Set while an operator has disabled the account (DESIGN section 11).
+    /// Set while an operator has disabled the account (reference section 11).
     public var disabledAt: Date?
 
     public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil) {

@@ -6,7 +6,7 @@ import Synchronization
 /// A fixed number of PostgreSQL connections, opened at start, kept, and replaced as soon as they close.
 ///
 /// Lanyard's own rather than postgres-nio's `PostgresClient` for what an operator needs when the database fails
-/// (DESIGN section 8). That client backs off its reconnects to a minute and then trips a breaker for another,
+/// (reference section 8). That client backs off its reconnects to a minute and then trips a breaker for another,
 /// and lets a caller wait for a connection for as long as it takes. Here:
 /// - a caller waits for a connection at most `timeout` (`LANYARD_DATABASE_TIMEOUT`), and not at all while
 ///   the server is known to be unreachable: it gets `StoreError.unavailable` (a 503) at once;

@@ -19,8 +19,8 @@ public final class SQLiteDatabase: Database {
         path: String?, readerCount: Int = 4, checkpointing: Checkpointing = .standard, logger: Logger
     ) async throws -> SQLiteDatabase {
         if let path {
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try SecretFile.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            try SecretFile.createEmptyIfAbsent(atPath: path)
         }
         let writer = try Connection(path: path ?? ":memory:", readOnly: false)
         if path != nil {

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Every setting of a Lanyard server, read once at start-up from the environment (DESIGN section 2).
+/// Every setting of a Lanyard server, read once at start-up from the environment (reference section 2).
 public struct LanyardConfiguration: Sendable {
     public enum UserIDStrategy: String, Sendable { case random, derived }
 
@@ -11,14 +11,14 @@ public struct LanyardConfiguration: Sendable {
     /// Connections to PostgreSQL per instance, opened at start and kept. Lanyard addition:
     /// `LANYARD_DATABASE_POOL_SIZE`.
     public var databasePoolSize = 10
-    /// How long a request waits for the database before it is answered `503 SERVICE_UNAVAILABLE` (DESIGN section 8).
+    /// How long a request waits for the database before it is answered `503 SERVICE_UNAVAILABLE` (reference section 8).
     public var databaseTimeout: TimeInterval = 2
     /// `nil` means `http://HOST:PORT`, resolved once the port is known.
     public var issuer: String?
     public var appleClientIDs: [String] = []
     public var googleClientIDs: [String] = []
     public var appleJWKSURL: String = "https://appleid.apple.com/auth/keys"
-    /// How long one fetch of a provider's keys may take, body included (DESIGN section 8: a sign-in without
+    /// How long one fetch of a provider's keys may take, body included (reference section 8: a sign-in without
     /// usable keys answers within 5 s). Not an environment variable: the test suite raises it, where a starved
     /// machine can take longer to answer its own emulator's keys.
     public var providerKeyFetchTimeout: TimeInterval = 2
@@ -34,6 +34,10 @@ public struct LanyardConfiguration: Sendable {
     public var keyPublishDelay: TimeInterval = 360
     public var rateLimits = RateLimitSettings()
     public var adminKey: String?
+    /// The shortest `LANYARD_ADMIN_KEY` accepted (reference section 16: a guessable key is refused at start-up).
+    public static let minimumAdminKeyLength = 32
+    /// `LANYARD_CORS_ORIGINS`: web origins (`scheme://host[:port]`, exactly) whose pages may call the API.
+    public var corsOrigins: [String] = []
     public var devMode = false
     /// Base64 of 32 bytes; `nil` means "generate into the data directory" (SQLite only).
     public var masterKey: String?
@@ -41,14 +45,14 @@ public struct LanyardConfiguration: Sendable {
     public var trustedProxies: [CIDR] = []
     public var webhookURL: String?
     public var webhookSecret: String?
-    /// How long a webhook receiver has to answer an attempt (DESIGN section 7: 15 s).
+    /// How long a webhook receiver has to answer an attempt (reference section 7: 15 s).
     public var webhookTimeout: TimeInterval = 15
     /// How often each instance looks for webhook deliveries and Apple revocations that are due.
     public var outboxPollInterval: TimeInterval = 1
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
     public var dataDirectory: String = ".lanyard"
     public var logLevel: String = "info"
-    /// Apple account lifecycle (DESIGN section 10): the team, the key's id and the .p8 key (PEM text).
+    /// Apple account lifecycle (reference section 10): the team, the key's id and the .p8 key (PEM text).
     public var appleTeamID: String?
     public var appleKeyID: String?
     public var applePrivateKey: String?
@@ -61,7 +65,7 @@ public struct LanyardConfiguration: Sendable {
 
     public init() {}
 
-    /// Whether `/auth/v1` (DESIGN section 12) is served.
+    /// Whether `/auth/v1` (reference section 12) is served.
     public var servesGoTrue: Bool { gotrueCompat ?? devMode }
 
     /// The issuer as configured, or `http://HOST:PORT` for the port actually bound.
@@ -113,7 +117,22 @@ public struct LanyardConfiguration: Sendable {
         config.rateLimits.anonymous = try reader.rate("LANYARD_RATE_LIMIT_ANONYMOUS") ?? config.rateLimits.anonymous
         config.rateLimits.signIn = try reader.rate("LANYARD_RATE_LIMIT_SIGNIN") ?? config.rateLimits.signIn
         config.rateLimits.adminKey = try reader.rate("LANYARD_RATE_LIMIT_ADMIN") ?? config.rateLimits.adminKey
-        config.adminKey = reader.string("LANYARD_ADMIN_KEY")
+        if let key = reader.string("LANYARD_ADMIN_KEY") {
+            guard key.count >= minimumAdminKeyLength else {
+                throw ConfigurationError(variable: "LANYARD_ADMIN_KEY", problem: """
+                    must be at least \(minimumAdminKeyLength) characters (try: openssl rand -hex 32)
+                    """)
+            }
+            config.adminKey = key
+        }
+        config.corsOrigins = try reader.list("LANYARD_CORS_ORIGINS").map { (text) throws(ConfigurationError) in
+            guard let origin = WebOrigin.canonical(text) else {
+                throw ConfigurationError(variable: "LANYARD_CORS_ORIGINS", problem: """
+                    expected exact origins such as https://app.example.com, comma separated, got \(text)
+                    """)
+            }
+            return origin
+        }
         config.devMode = try reader.flag("LANYARD_DEV") ?? false
         if let key = reader.string("LANYARD_MASTER_KEY") {
             do {
@@ -193,7 +212,7 @@ extension LanyardConfiguration {
     }
 }
 
-/// Limits per window for each rate-limited action (DESIGN section 3, `RATE_LIMITED`).
+/// Limits per window for each rate-limited action (reference section 3, `RATE_LIMITED`).
 public struct RateLimitSettings: Sendable {
     public struct Rate: Sendable, Equatable {
         public var limit: Int

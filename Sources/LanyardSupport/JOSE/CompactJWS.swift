@@ -11,7 +11,9 @@ public struct CompactJWS: Sendable {
     public var algorithm: String? { header["alg"]?.stringValue }
     public var keyID: String? { header["kid"]?.stringValue }
 
-    /// Parses `header.payload.signature`; `nil` for anything that is not a well-formed JWS with JSON objects.
+    /// Parses `header.payload.signature`; `nil` for anything that is not a well-formed JWS with JSON objects, and
+    /// for a header with `crit`: Lanyard understands no JWS extension, and RFC 7515 section 4.1.11 says a token
+    /// whose critical extensions are not all understood is invalid.
     public init?(_ token: String) {
         // Generous bound: real provider tokens are ~1 KB; this only stops abuse.
         guard token.utf8.count <= 16 * 1024 else { return nil }
@@ -27,7 +29,8 @@ public struct CompactJWS: Sendable {
         }
         guard let (headerBytes, payloadBytes, signature) = decoded,
               let header = JSONParser.parseObject(headerBytes),
-              let claims = JSONParser.parseObject(payloadBytes)
+              let claims = JSONParser.parseObject(payloadBytes),
+              header["crit"] == nil
         else { return nil }
         self.header = header
         self.claims = claims

@@ -53,6 +53,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// How many objects and arrays deep the value is: 0 for a scalar, 1 for `{}` or `[1]`, 2 for `{"a": []}`.
+    public var nestingDepth: Int {
+        switch self {
+        case .array(let elements): 1 + (elements.lazy.map(\.nestingDepth).max() ?? 0)
+        case .object(let members): 1 + (members.values.lazy.map(\.nestingDepth).max() ?? 0)
+        default: 0
+        }
+    }
+
     /// A boolean sent either as JSON `true`/`false` or as the strings `"true"`/`"false"` (Apple does both).
     public var lenientBool: Bool? {
         switch self {

@@ -71,6 +71,40 @@ public struct JSONWriter {
         value.write(to: &self)
     }
 
+    /// Any JSON value, in time linear in its size (`JSONEncoder` spends time on each level's coding path).
+    public mutating func json(_ value: JSONValue) {
+        switch value {
+        case .null: separate(); appendLiteral("null")
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(text)
+        case .array(let elements): array(elements) { $0.json($1) }
+        case .object(let members):
+            object { json in
+                for (name, member) in members {
+                    json.key(name)
+                    json.json(member)
+                }
+            }
+        }
+    }
+
+    /// A number as `JSONValue.encode(to:)` writes it: whole numbers without a fraction.
+    public mutating func number(_ value: Double) {
+        if value == value.rounded(), abs(value) < 9e15 {
+            integer(Int64(value))
+        } else {
+            separate()
+            bytes.append(contentsOf: "\(value)".utf8)
+        }
+    }
+
+    /// JSON text written earlier by this writer (a stored record), copied as it is.
+    public mutating func raw(json text: String) {
+        separate()
+        bytes.append(contentsOf: text.utf8)
+    }
+
     public mutating func strings(_ values: [String]) {
         array(values) { $0.string($1) }
     }

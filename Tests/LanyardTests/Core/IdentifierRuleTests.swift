@@ -7,7 +7,7 @@ import LanyardStore
 @testable import LanyardSupport
 
 @Suite struct DerivedUserIDTests {
-    // Vectors computed independently (Python hashlib/uuid) from DESIGN section 4's definition.
+    // Vectors computed independently (Python hashlib/uuid) from reference section 4's definition.
     @Test(arguments: [
         ("apple", "001091.22c0ca594d4243c58edf3553540380b5.2045", "154af961-f6c1-4358-92d7-4dcfa9846190"),
         ("google", "109876543210987654321", "82710d02-b539-40fb-a33e-12dcd9fe3c7f"),

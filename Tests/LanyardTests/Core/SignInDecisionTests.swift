@@ -1,7 +1,7 @@
 @testable import LanyardCore
 import Testing
 
-/// Sign-in's decision (DESIGN section 5) as a value: upgrade, merge, land a retried merge, sign in or sign up,
+/// Sign-in's decision (reference section 5) as a value: upgrade, merge, land a retried merge, sign in or sign up,
 /// from what the transaction read.
 @Suite struct SignInDecisionTests {
     typealias Guest = SignInDecision.Guest

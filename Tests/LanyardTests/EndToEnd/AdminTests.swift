@@ -3,7 +3,7 @@ import LanyardSupport
 import NIOHTTP1
 import Testing
 
-/// `/v1/admin/*` through HTTP on both databases (DESIGN section 11).
+/// `/v1/admin/*` through HTTP on both databases (reference section 11).
 @Suite struct AdminTests {
     static let key = "admin-key-for-tests"
     static func configure(_ configuration: inout LanyardConfiguration) { configuration.adminKey = key }
@@ -85,7 +85,8 @@ import Testing
         try await TestServer.with(database, configure: Self.configure) { server in
             let first = try await server.signIn(.google, sub: "g")
             let second = try await server.signIn(.google, sub: "g")
-            let renamed = try await admin(server, .PATCH, "/v1/admin/users/\(first.userID)", json: ["display_name": " Grace "])
+            let renamed = try await admin(server, .PATCH, "/v1/admin/users/\(first.userID.uppercased())",
+                                          json: ["display_name": " Grace "])
             #expect((renamed.json["user"] as? [String: Any])?["display_name"] as? String == "Grace")
             let sessions = renamed.json["sessions"] as? [[String: Any]] ?? []
             #expect(sessions.count == 2)

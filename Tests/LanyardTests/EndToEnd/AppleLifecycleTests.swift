@@ -4,7 +4,7 @@ import LanyardStore
 import LanyardSupport
 import Testing
 
-/// Apple token revocation (DESIGN section 10) against the emulator's `/auth/token` and `/auth/revoke`, which check
+/// Apple token revocation (reference section 10) against the emulator's `/auth/token` and `/auth/revoke`, which check
 /// every `client_secret` against the team key.
 @Suite struct AppleLifecycleTests {
     static func fastOutbox(_ configuration: inout LanyardConfiguration) { configuration.outboxPollInterval = 0.05 }

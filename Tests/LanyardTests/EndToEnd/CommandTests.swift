@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import LanyardWire
 
 /// The `lanyard` command as an operator runs it: a separate process, real signals.
 @Suite struct CommandTests {
@@ -37,6 +38,10 @@ import Testing
         ("LANYARD_DATABASE_URL", "postgres://u:p@127.0.0.1:1/db"),  // unreachable
         ("LANYARD_MASTER_KEY", "c2hvcnQ="),
         ("LANYARD_REFRESH_TOKEN_TTL", "30 days"),
+        ("LANYARD_ADMIN_KEY", "k"),
+        ("LANYARD_ADMIN_KEY", String(repeating: "k", count: 31)),
+        ("LANYARD_CORS_ORIGINS", "*"),
+        ("LANYARD_CORS_ORIGINS", "https://app.example.com/path"),
     ])
     func aBadSettingStopsStartUpWithOneLineNamingIt(variable: String, value: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
@@ -81,6 +86,25 @@ import Testing
         #expect(message.contains("not the master key they were stored with"), "\(message)")
     }
 
+    /// One version, in one place: the command, the OpenAPI document and the CHANGELOG's newest heading agree.
+    @Test func theVersionIsTheSameEverywhere() async throws {
+        let process = try Self.launch(["--version"], environment: [:])
+        #expect(await Self.waitForExit(process, seconds: 20))
+        let printed = String(decoding: process.standardOutput.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == LanyardVersion.current)
+        #expect(process.terminationStatus == 0)
+
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }
+        #expect(newest?.hasPrefix("## \(LanyardVersion.current) ") == true, "\(newest ?? "")")
+        try await TestServer.with(.sqlite) { server in
+            let info = try await server.get("/openapi.json").json["info"] as? [String: Any]
+            #expect(info?["version"] as? String == LanyardVersion.current)
+        }
+    }
+
     @Test func theServerStopsGracefullyOnSIGTERM() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-cmd-\(UUID().uuidString)").path
         let port = try freeLoopbackPort()
@@ -89,9 +113,15 @@ import Testing
             "LANYARD_DATABASE_URL": "sqlite:\(directory)/db.sqlite", "LANYARD_LOG_LEVEL": "error",
         ])
         #expect(try await Self.waitUntilHealthy(port: port))
-        // The generated master key is private to its owner.
-        let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/master.key")
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // The generated master key, the database and SQLite's log and shared-memory files are private to their
+        // owner, in a folder only its owner can enter, whatever the umask.
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+        #expect(try mode(directory) == 0o700)
+        for file in ["master.key", "db.sqlite", "db.sqlite-wal", "db.sqlite-shm"] {
+            #expect(try mode("\(directory)/\(file)") == 0o600, "\(file)")
+        }
         process.terminate()  // SIGTERM
         #expect(await Self.waitForExit(process, seconds: 10))
         #expect(process.exitedNormally)

@@ -58,9 +58,57 @@ import LanyardStore
                                                json: ["data": ["text": String(repeating: "x", count: 270_000)]],
                                                bearer: session.accessToken)
             #expect(big.status == 413)
+            // The answer names the record's limit (256 KiB), not another route's.
+            #expect(big.errorDetails["limit_bytes"] as? Int == 262_144)
+            #expect(big.errorMessage?.contains("256 KiB") == true, "\(big.errorMessage ?? "")")
+            // Data stored whole but just over the limit once written (under the body's): the same answer.
+            let justOver = try await server.request(.PUT, "/v1/data/notes/n1",
+                                                    json: ["data": ["text": String(repeating: "x", count: 262_140)]],
+                                                    bearer: session.accessToken)
+            #expect(justOver.status == 413)
+            #expect(justOver.errorDetails["limit_bytes"] as? Int == 262_144)
             #expect(try await server.get("/v1/data/notes?limit=501", bearer: session.accessToken).errorDetails["field"] as? String == "limit")
             #expect(try await server.get("/v1/data/notes?since=abc", bearer: session.accessToken).errorDetails["field"] as? String == "since")
             #expect(try await server.get("/v1/data/notes/n1").errorCode == "UNAUTHORIZED")
+        }
+    }
+
+    /// Data nested `levels` deep: `{"a": {"a": … {}}}`, `data` itself being level 1.
+    static func nested(_ levels: Int) -> String {
+        String(repeating: #"{"a":"#, count: levels - 1) + "{}" + String(repeating: "}", count: levels - 1)
+    }
+
+    /// Nesting is limited (64 levels) and refused before anything is stored; what was stored is always answered,
+    /// in whole collections too (the probe found 508–510 levels stored, then answered 500).
+    @Test(arguments: TestDatabase.available)
+    func deeplyNestedDataIsRefusedAndStoredDataIsAlwaysAnswered(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let session = try await server.signIn(.apple, sub: "nester")
+            let deepest = try await server.request(.PUT, "/v1/data/trees/ok", rawBody: #"{"data":\#(Self.nested(64))}"#,
+                                                   bearer: session.accessToken)
+            #expect(deepest.status == 200)
+            let read = try await server.get("/v1/data/trees/ok", bearer: session.accessToken)
+            #expect(read.status == 200)
+            var level = read.json["data"] as? [String: Any], depth = 1
+            while let inner = level?["a"] as? [String: Any] { level = inner; depth += 1 }
+            #expect(depth == 64)
+
+            for levels in [65, 200, 509, 510] {
+                let refused = try await server.request(.PUT, "/v1/data/trees/t\(levels)",
+                                                       rawBody: #"{"data":\#(Self.nested(levels))}"#, bearer: session.accessToken)
+                #expect(refused.status == 400, "\(levels)")
+                #expect(refused.errorCode == "INVALID_REQUEST", "\(levels)")
+                #expect(refused.errorDetails["field"] as? String == "data", "\(levels)")
+                #expect(try await server.get("/v1/data/trees/t\(levels)", bearer: session.accessToken).status == 404)
+            }
+            // Arrays count as levels too.
+            let arrays = String(repeating: #"{"a":["#, count: 40) + "1" + String(repeating: "]}", count: 40)
+            let refusedArrays = try await server.request(.PUT, "/v1/data/trees/arrays", rawBody: #"{"data":\#(arrays)}"#,
+                                                         bearer: session.accessToken)
+            #expect(refusedArrays.errorDetails["field"] as? String == "data")
+            let listed = try await server.get("/v1/data/trees?limit=500", bearer: session.accessToken)
+            #expect(listed.status == 200)
+            #expect((listed.json["records"] as? [[String: Any]])?.map { $0["id"] as? String } == ["ok"])
         }
     }
 

@@ -4,7 +4,7 @@ import LanyardEmulator
 import Synchronization
 import Testing
 
-/// The database failing under a running Lanyard (DESIGN section 8), as an operator would see it: `lanyard serve`
+/// The database failing under a running Lanyard (reference section 8), as an operator would see it: `lanyard serve`
 /// in a process of its own, PostgreSQL stopped and started again while requests are in flight, SQLite's file
 /// refused further growth.
 @Suite struct DatabaseFaultTests {

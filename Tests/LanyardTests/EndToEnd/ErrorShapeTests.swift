@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every error, whatever produced it, arrives in DESIGN's one envelope with a request id.
+/// Every error, whatever produced it, arrives in the reference's one envelope with a request id.
 @Suite struct ErrorShapeTests {
     func expectEnvelope(_ response: TestResponse, status: Int, code: String,
                         sourceLocation: SourceLocation = #_sourceLocation) {

@@ -5,9 +5,10 @@ import Testing
 @Suite struct GoTrueCompatibilityTests {
     static let apiVersion = ["X-Supabase-Api-Version": "2024-01-01"]
 
-    func idTokenGrant(_ server: TestServer, _ provider: String, sub: String, bearer: String? = nil,
+    func idTokenGrant(_ server: TestServer, _ provider: String, sub: String, email: String? = nil, bearer: String? = nil,
                       extra: [String: Any] = [:]) async throws -> TestResponse {
-        var body: [String: Any] = ["provider": provider, "id_token": try server.idToken(provider == "apple" ? .apple : .google, sub: sub),
+        var body: [String: Any] = ["provider": provider,
+                                   "id_token": try server.idToken(provider == "apple" ? .apple : .google, sub: sub, email: email),
                                    "gotrue_meta_security": ["captcha_token": NSNull()], "nonce": NSNull()]
         body.merge(extra) { $1 }
         return try await server.request(.POST, "/auth/v1/token?grant_type=id_token", json: body, bearer: bearer,
@@ -17,7 +18,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func anIDTokenGrantAnswersAGoTrueSessionWithSupabaseClaims(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
-            let answer = try await idTokenGrant(server, "google", sub: "g-1")
+            let answer = try await idTokenGrant(server, "google", sub: "g-1", email: "g1@example.com")
             #expect(answer.status == 200)
             let json = answer.json
             let user = try #require(json["user"] as? [String: Any])
@@ -34,12 +35,26 @@ import Testing
             #expect(claims["session_id"] as? String == claims["sid"] as? String)
             #expect((claims["amr"] as? [[String: Any]])?.first?["method"] as? String == "google")
             #expect(claims["aal"] as? String == "aal1")
+            // What Row Level Security policies read of the user (`auth.jwt()`), as GoTrue's tokens carry it.
+            func expectProfileClaims(_ claims: [String: Any]) {
+                #expect(claims["email"] as? String == "g1@example.com")
+                #expect(claims["phone"] as? String == "")
+                let appMetadata = claims["app_metadata"] as? [String: Any]
+                #expect(appMetadata?["provider"] as? String == "google")
+                #expect(appMetadata?["providers"] as? [String] == ["google"])
+                #expect(claims["user_metadata"] is [String: Any])
+            }
+            expectProfileClaims(claims)
             // The same token works on Lanyard's own API.
             #expect(try await server.get("/v1/users/me", bearer: json["access_token"] as? String).status == 200)
             let refreshed = try await server.post("/auth/v1/token?grant_type=refresh_token",
                                                   ["refresh_token": json["refresh_token"] as? String ?? ""])
             #expect(refreshed.status == 200)
             #expect((refreshed.json["user"] as? [String: Any])?["id"] as? String == user["id"] as? String)
+            expectProfileClaims(try #require(Self.claims(refreshed.json["access_token"] as? String)))
+            // Lanyard's own tokens stay as they were: no profile in them.
+            let own = try await server.signIn(.google, sub: "g-1")
+            #expect(try #require(Self.claims(own.accessToken))["app_metadata"] == nil)
         }
     }
 
@@ -82,7 +97,8 @@ import Testing
             let listed = try await server.get("/auth/v1/user/identities", bearer: newToken)
             #expect((listed.json["identities"] as? [[String: Any]])?.count == 2)
             let appleID = try #require(identities.last?["identity_id"] as? String)
-            #expect(try await server.delete("/auth/v1/user/identities/\(appleID)", bearer: newToken).status == 200)
+            // Supabase's Swift client sends the id as a Swift `UUID` prints it: upper case.
+            #expect(try await server.delete("/auth/v1/user/identities/\(appleID.uppercased())", bearer: newToken).status == 200)
             let googleID = try #require(identities.first?["identity_id"] as? String)
             let last = try await server.delete("/auth/v1/user/identities/\(googleID)", bearer: newToken)
             #expect(last.status == 422)
@@ -108,9 +124,12 @@ import Testing
             #expect(tooLarge.json["code"] as? String == "validation_failed")
             #expect(try await server.get("/auth/v1/user", bearer: token).json["user_metadata"] as? [String: Int] == ["a": 1, "c": 3])
             #expect(try await server.post("/auth/v1/logout?scope=local", bearer: token).status == 204)
+            // GoTrue's answer for a session that ended, the one code on which Supabase's clients sign out.
             let after = try await server.get("/auth/v1/user", bearer: token)
             #expect(after.status == 403)
-            #expect(after.json["code"] as? String == "bad_jwt")
+            #expect(after.json["code"] as? String == "session_not_found")
+            // A token that is not one stays bad_jwt.
+            #expect(try await server.get("/auth/v1/user", bearer: "not.a.jwt").json["code"] as? String == "bad_jwt")
         }
     }
 

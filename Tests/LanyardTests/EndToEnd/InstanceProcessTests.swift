@@ -3,7 +3,7 @@ import LanyardSupport
 import Testing
 
 /// Two `lanyard serve` processes on one PostgreSQL, as behind a load balancer, with requests sent to both and a
-/// key rotation made by `lanyard keys rotate` from a third process (DESIGN section 8). `MultiInstanceTests` holds
+/// key rotation made by `lanyard keys rotate` from a third process (reference section 8). `MultiInstanceTests` holds
 /// the same rules with a clock the test moves; here the clock is the machine's.
 @Suite struct InstanceProcessTests {
     static let environment = [

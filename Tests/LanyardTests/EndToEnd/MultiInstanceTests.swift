@@ -3,7 +3,7 @@ import LanyardSupport
 import Testing
 
 /// Two Lanyard instances (each its own runtime, pool and caches) on one database, requests sent to both
-/// (DESIGN section 8). On PostgreSQL when configured, which is what several instances run on; on one SQLite file
+/// (reference section 8). On PostgreSQL when configured, which is what several instances run on; on one SQLite file
 /// otherwise.
 @Suite struct MultiInstanceTests {
     /// Two instances on one fresh database with one clock; stopped after `body`.

@@ -3,7 +3,7 @@ import LanyardEmulator
 import LanyardSupport
 import Testing
 
-/// Apple's key endpoint down, slow or answering garbage (DESIGN section 8), with a real key server the test
+/// Apple's key endpoint down, slow or answering garbage (reference section 8), with a real key server the test
 /// breaks, and sign-in verified through the production path.
 @Suite struct ProviderFaultTests {
     static func configure(_ fake: FakeKeyServer) -> (inout LanyardConfiguration) -> Void {

@@ -58,6 +58,14 @@ import LanyardSupport
                 + Base64URL.encode(Array(once.utf8))
             let accepted = try await server.post("/v1/auth/signin/apple", ["id_token": try RS256.sign(onceInput, key: signingKey.privateKey)])
             #expect(accepted.status == 200)
+            // The same claims under a header naming a critical extension Lanyard does not know (RFC 7515 section
+            // 4.1.11): refused, however well signed.
+            for header in [#"{"alg":"RS256","kid":"\#(signingKey.kid)","crit":["exp"],"exp":1}"#,
+                           #"{"alg":"RS256","kid":"\#(signingKey.kid)","crit":["b64"],"b64":true}"#] {
+                let critical = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(once.utf8))
+                try await expectRefused(server, body: ["id_token": try RS256.sign(critical, key: signingKey.privateKey)],
+                                        reason: "malformed")
+            }
 
             let appleKID = server.minter.jwks(for: .apple).keys[0].kid!
             let claims: [String: JSONValue] = [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The request log a server writes at the default level (`info`): one line per request with its id, and never a
-/// token (DESIGN: secrets never reach a log).
+/// token (reference: secrets never reach a log).
 @Suite struct RequestLogTests {
     @Test(arguments: TestDatabase.available)
     func eachRequestIsOneLineWithItsIdAndNoToken(database: TestDatabase) async throws {

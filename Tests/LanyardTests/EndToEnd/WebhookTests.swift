@@ -4,7 +4,7 @@ import LanyardServer
 import LanyardSupport
 import Testing
 
-/// Account events delivered to a real HTTP receiver (DESIGN section 7), signatures checked by an HMAC computed
+/// Account events delivered to a real HTTP receiver (reference section 7), signatures checked by an HMAC computed
 /// here from the Standard Webhooks rule, not by Lanyard's signer.
 @Suite struct WebhookTests {
     static let secretKey = Data((0..<24).map { UInt8($0 * 7 % 251) })

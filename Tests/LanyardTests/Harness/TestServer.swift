@@ -199,6 +199,7 @@ struct TestResponse: @unchecked Sendable {
 
     var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
     var errorCode: String? { error["code"] as? String }
+    var errorMessage: String? { error["message"] as? String }
     var errorReason: String? { (error["details"] as? [String: Any])?["reason"] as? String }
     var errorDetails: [String: Any] { error["details"] as? [String: Any] ?? [:] }
 

@@ -44,10 +44,10 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
     }
 
     static func fixture() throws -> Fixture {
-        // From the project root: ../shared/fixtures (DESIGN section 4, "Real-world check").
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/apple-genuine-identity-token.json")
+        // Tests/Fixtures (docs/reference.md, "Tokens": the real-world check), found from this file's place.
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let url = tests.appendingPathComponent("Fixtures/apple-genuine-identity-token.json")
         return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
     }
 

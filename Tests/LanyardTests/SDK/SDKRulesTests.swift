@@ -8,7 +8,7 @@ import Testing
         Data(#"{"error": {"code": "\#(code)", "message": "server says", "details": \#(details), "request_id": "r"}}"#.utf8)
     }
 
-    /// Every code of DESIGN section 3's catalogue, with the case it must become.
+    /// Every code of reference section 3's catalogue, with the case it must become.
     static let catalogue: [(String, Int, String, LanyardError)] = [
         ("INVALID_REQUEST", 400, #"{"field": "id_token"}"#, .invalidRequest(field: "id_token", message: "server says")),
         ("PAYLOAD_TOO_LARGE", 413, "{}", .payloadTooLarge),

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Lanyard
 import Testing
 
-/// Sign-in through the SDK against a real server on SQLite: the stories of DESIGN section 9.
+/// Sign-in through the SDK against a real server on SQLite: the stories of reference section 9.
 @Suite struct SDKSignInTests {
     @Test func signingInWithAppleAndANonceHoldsTheSessionAndTheUser() async throws {
         try await TestServer.with(.sqlite) { server in

@@ -26,6 +26,8 @@ import Testing
             #expect(goTrue.status == status, "\(code)")
         }
         #expect(GoTrueError.from(.unauthorized, hadAuthorization: false).code == "no_authorization")
+        #expect(GoTrueError.from(.sessionEnded, hadAuthorization: true).code == "session_not_found")
+        #expect(GoTrueError.from(.sessionEnded, hadAuthorization: true).status == 403)
         #expect(GoTrueError.from(.providerAlreadyLinked("Apple"), hadAuthorization: true).code == "provider_already_linked")
         #expect(GoTrueError.from(.rateLimited(retryAfter: 7), hadAuthorization: true).retryAfter == 7)
         #expect(GoTrueError.from(.serviceUnavailable, hadAuthorization: true).retryAfter == 2)

@@ -59,9 +59,22 @@ import Testing
     /// - `=` padding: base64url without padding, as RFC 7515 section 2 defines it;
     /// - a `kid` we do not know: jwt-kit falls back to a key it holds, we look keys up by `kid` only;
     /// - a header naming another algorithm than the key's: the header's `alg` must be the one expected
-    ///   (RFC 8725 section 3.1), where jwt-kit goes by the key alone.
+    ///   (RFC 8725 section 3.1), where jwt-kit goes by the key alone;
+    /// - a `crit` header: we understand no JWS extension, so one marked critical makes the token invalid (RFC 7515
+    ///   section 4.1.11).
     static let strictness: Set<String> = ["duplicate alg in the header", "padding on the signature", "another kid",
-                                          "the other algorithm's name"]
+                                          "the other algorithm's name", "a critical extension"]
+
+    /// Provider tokens (RS256) and our own access tokens (ES256) alike: well signed, but with a critical header
+    /// extension, refused; the same header without `crit` is accepted, so the refusal is about `crit` alone.
+    @Test(arguments: ["RS256", "ES256"])
+    func aCriticalExtensionIsRefused(alg: String) throws {
+        #expect(!Self.oursAccepts(try Self.oursSigns(alg, header: ["alg": alg, "kid": "k", "crit": "exp"]), alg))
+        let listed = #"{"alg":"\#(alg)","kid":"k","crit":["exp"],"exp":1}"#
+        let input = Base64URL.encode(Array(listed.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"a","iat":1}"#.utf8))
+        #expect(!Self.oursAccepts(alg == "RS256" ? try RS256.sign(input, key: Self.rsa) : try ES256.sign(input, key: Self.ec), alg))
+        #expect(Self.oursAccepts(try Self.oursSigns(alg, header: ["alg": alg, "kid": "k", "exp": "1"]), alg))
+    }
 
     @Test(arguments: ["RS256", "ES256"])
     func tokensEitherSignsAreAcceptedByBoth(alg: String) async throws {
@@ -109,6 +122,7 @@ import Testing
             ("HS256 keyed with the public key", confused),
             ("another kid", try oursSigns(alg, header: ["alg": alg, "kid": "other"])),
             ("the other algorithm's name", try oursSigns(alg, header: ["alg": alg == "RS256" ? "ES256" : "RS256", "kid": "k"])),
+            ("a critical extension", try oursSigns(alg, header: ["alg": alg, "kid": "k", "crit": "b64"])),
             ("an empty signature", parts[0] + "." + parts[1] + "."),
             ("a truncated signature", parts[0] + "." + parts[1] + "." + String(parts[2].dropLast(4))),
             ("two segments", parts[0] + "." + parts[1]),
