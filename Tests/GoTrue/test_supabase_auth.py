@@ -96,6 +96,18 @@ class SignInTests(unittest.TestCase):
         self.assertEqual(claims["role"], "authenticated")
         self.assertTrue(claims["is_anonymous"])
         self.assertEqual(claims["session_id"], claims["sid"])
+        self.assertEqual(claims["app_metadata"], {"provider": "anonymous", "providers": ["anonymous"]})
+
+    def test_row_level_security_reads_the_user_from_the_token(self):
+        email = unique("rls") + "@example.com"
+        signed_in = client().sign_in_with_id_token({"provider": "google",
+                                                    "token": id_token("google", unique("g"), email=email)})
+        claims = jwt.decode(signed_in.session.access_token, options={"verify_signature": False})
+        # What policies such as `auth.jwt() ->> 'email'` or `auth.jwt() -> 'app_metadata' ->> 'provider'` read.
+        self.assertEqual(claims["email"], email)
+        self.assertEqual(claims["phone"], "")
+        self.assertEqual(claims["app_metadata"], {"provider": "google", "providers": ["google"]})
+        self.assertEqual(claims["user_metadata"], signed_in.user.user_metadata)
 
 
 class AccountTests(unittest.TestCase):
@@ -125,6 +137,8 @@ class AccountTests(unittest.TestCase):
 
         identities = supabase.get_user_identities().identities
         self.assertEqual([identity.provider for identity in identities], ["google", "apple"])
+        # Supabase's Swift client sends the id as a Swift UUID prints it, upper case: the same identity.
+        identities[1].identity_id = identities[1].identity_id.upper()
         supabase.unlink_identity(identities[1])
         remaining = supabase.get_user_identities().identities
         self.assertEqual([identity.provider for identity in remaining], ["google"])
@@ -140,6 +154,19 @@ class AccountTests(unittest.TestCase):
         with self.assertRaises(AuthApiError) as refused:
             client().refresh_session(signed_in.session.refresh_token)
         self.assertEqual(refused.exception.code, "refresh_token_not_found")
+
+    def test_a_device_signed_out_elsewhere_hears_session_not_found_and_signs_out(self):
+        sub = unique("g")
+        phone, tablet = client(), client()
+        phone.sign_in_with_id_token({"provider": "google", "token": id_token("google", sub)})
+        tablet.sign_in_with_id_token({"provider": "google", "token": id_token("google", sub)})
+        phone.sign_out({"scope": "others"})
+        with self.assertRaises(AuthApiError) as refused:
+            tablet.get_user()
+        self.assertEqual((refused.exception.code, refused.exception.status), ("session_not_found", 403))
+        tablet.sign_out()  # the client treats session_not_found as signed out already
+        self.assertIsNone(tablet.get_session())
+        self.assertIsNotNone(phone.get_user())
 
 
 class ErrorTests(unittest.TestCase):
