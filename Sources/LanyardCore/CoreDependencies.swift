@@ -28,6 +28,8 @@ public struct CoreDependencies: Sendable {
     public let webhooksEnabled: Bool
     /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
     let refreshSuccessorKey: [UInt8]
+    /// Wakes an account's live readers after a commit (the server's change hub); silent elsewhere.
+    public var signals: any AccountSignals = SilentAccountSignals()
 
     public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,

@@ -43,5 +43,6 @@ public struct AccountDeletion: Sendable {
             try await dependencies.audit(connection, at: dependencies.clock.now(), clientIP: client.ip)
                 .write(.userDeleted, userID: userID, sessionID: sessionID, details: details)
         }
+        dependencies.signals.accessChanged([userID])
     }
 }

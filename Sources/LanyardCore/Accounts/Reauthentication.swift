@@ -40,6 +40,7 @@ public struct Reauthentication: Sendable {
                        details: ["provider": provider.rawValue, "previous_session": caller.sessionID])
             return opened
         }
+        dependencies.signals.accessChanged([caller.userID])
         return try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
     }
 }

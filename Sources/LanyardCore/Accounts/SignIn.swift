@@ -54,6 +54,11 @@ public struct SignIn: Sendable {
                                   client: client, identity: identity, name: request.fullName ?? identity.name, found: found)
             return try await attempt.carryOut(decision, guestAccount: guestAccount, merge: merge)
         }
+        if let guestID = landed.mergedFrom {
+            // The guest's records are now the account's, and the guest's sessions ended with the merge.
+            dependencies.signals.recordsChanged([landed.userID])
+            dependencies.signals.accessChanged([guestID])
+        }
         return try await SessionIssuer(dependencies: dependencies).respond(session, account: landed.account,
                                                                            isNewUser: landed.isNewUser,
                                                                            mergedFrom: landed.mergedFrom)

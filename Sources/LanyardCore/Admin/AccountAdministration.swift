@@ -95,13 +95,14 @@ public struct AccountAdministration: Sendable {
                 try await audit.write(disabled ? .userDisabled : .userEnabled, userID: id, details: ["actor": "admin"])
             }
         }
+        if disabled == true { dependencies.signals.accessChanged([id]) }
         return try await user(id: id)
     }
 
     /// Ends every session of the account.
     public func signOut(id: String, client: ClientInfo) async throws -> Int {
         let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
+        let ended = try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
             guard try await UserStore(connection).find(id: id) != nil else { throw LanyardError.notFound("No such account") }
             let ended = try await SessionStore(connection).revokeAll(userID: id, reason: SessionEndReason.admin, at: now)
@@ -109,6 +110,8 @@ public struct AccountAdministration: Sendable {
                 .write(.signOut, userID: id, details: ["actor": "admin", "scope": "global", "sessions": String(ended.count)])
             return ended.count
         }
+        dependencies.signals.accessChanged([id])
+        return ended
     }
 
     /// Ends one session of the account.
@@ -124,6 +127,7 @@ public struct AccountAdministration: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.sessionRevoked, userID: userID, sessionID: sessionID, details: ["actor": "admin"])
         }
+        dependencies.signals.accessChanged([userID])
     }
 
     /// The audit log, newest first; `before` is a previous page's `next_cursor`.

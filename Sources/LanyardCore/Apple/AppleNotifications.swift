@@ -43,18 +43,21 @@ public struct AppleNotifications: Sendable {
         let event = try Self.event(from: claims)
         let jti = claims["jti"]?.stringValue ?? Hashing.sha256Hex(payload)
         let dependencies = self.dependencies
-        return try await dependencies.database.transactionRetryingConflicts { connection in
+        let (outcome, userID) = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
             guard try await AppleNotificationStore(connection).recordOnce(jti: jti, type: event.type, at: now) else {
-                return .replayed
+                return (Outcome.replayed, nil as String?)
             }
             guard let identity = try await IdentityStore(connection).find(provider: Provider.apple.rawValue,
                                                                          providerUserID: event.subject) else {
-                return .unknownIdentity
+                return (Outcome.unknownIdentity, nil)
             }
-            return try await Self.apply(event, to: identity, on: connection,
-                                        audit: dependencies.audit(connection, at: now, clientIP: nil), at: now)
+            return (try await Self.apply(event, to: identity, on: connection,
+                                         audit: dependencies.audit(connection, at: now, clientIP: nil), at: now),
+                    identity.userID)
         }
+        if let userID { dependencies.signals.accessChanged([userID]) }
+        return outcome
     }
 
     /// What each of Apple's event types does to the account that holds the Apple identity.

@@ -94,7 +94,7 @@ public struct DataRecords: Sendable {
         try Self.validate(collection: collection, id: id)
         let encoded = try Self.encode(data)
         let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
+        let record = try await dependencies.database.transaction { connection in
             try await Self.lockOwner(caller, connection)
             let records = RecordStore(connection)
             let existing = try await records.find(userID: caller.userID, collection: collection, recordID: id)
@@ -107,6 +107,8 @@ public struct DataRecords: Sendable {
                                                data: encoded)
             return RecordView(row)
         }
+        dependencies.signals.recordsChanged([caller.userID])
+        return record
     }
 
     /// A record's data as stored: an object, nested at most `maximumNestingDepth` deep, at most
@@ -137,7 +139,7 @@ public struct DataRecords: Sendable {
     public func delete(collection: String, id: String, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
         try Self.validate(collection: collection, id: id)
         let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
+        let tombstone = try await dependencies.database.transaction { connection in
             try await Self.lockOwner(caller, connection)
             let records = RecordStore(connection)
             guard let existing = try await records.find(userID: caller.userID, collection: collection, recordID: id),
@@ -149,6 +151,8 @@ public struct DataRecords: Sendable {
                                                        version: existing.version + 1, updatedAt: dependencies.clock.now(),
                                                        data: nil))
         }
+        dependencies.signals.recordsChanged([caller.userID])
+        return tombstone
     }
 
     /// `GET /v1/data/{collection}?since=CURSOR&limit=N`.

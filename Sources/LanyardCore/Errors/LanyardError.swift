@@ -102,6 +102,11 @@ extension LanyardError {
     public static let sessionEnded = LanyardError(.unauthorized, "This session has ended",
                                                   details: ["reason": "session_ended"])
 
+    /// A feed cursor this server never issued (reference section 13): the app reads the feed again from the beginning.
+    public static let resyncRequired = LanyardError(
+        .invalidRequest, "This cursor is not one the change feed issued; read the feed again from the beginning",
+        details: ["field": "since", "reason": "resync_required"])
+
     public static let invalidRefreshToken = LanyardError(.invalidRefreshToken, "The session has ended; sign in again")
 
     public static let refreshTokenReused = LanyardError(

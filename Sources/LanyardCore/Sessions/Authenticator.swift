@@ -14,6 +14,8 @@ public struct Caller: Sendable {
     /// The account with its identities, when the store read them with the session (it does where they cost
     /// nothing more); `nil` otherwise. As current as a read at the start of the request can be.
     public var account: SessionWithAccount?
+    /// When the presented access token expires (a stream ends then: reference section 13).
+    public var tokenExpiresAt = Date.distantFuture
 }
 
 /// Turns a bearer token into a `Caller`: signature and expiry, then the session in the database, so a revoked
@@ -65,14 +67,15 @@ public struct Authenticator: Sendable {
         guard session.userID == claims.sub else { throw LanyardError.sessionEnded }
         if let mergedInto = ownerMergedInto {
             return Caller(userID: session.userID, sessionID: session.id, isAnonymous: true, authTime: session.authTime,
-                          mergedInto: mergedInto, account: account)
+                          mergedInto: mergedInto, account: account, tokenExpiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp)))
         }
         guard session.isActive(at: dependencies.clock.now()) else {
             if session.revokedReason == SessionEndReason.accountDisabled { throw SessionEnded(userID: session.userID) }
             throw LanyardError.sessionEnded
         }
         return Caller(userID: session.userID, sessionID: session.id, isAnonymous: ownerIsAnonymous,
-                      authTime: session.authTime, mergedInto: nil, account: account)
+                      authTime: session.authTime, mergedInto: nil, account: account,
+                      tokenExpiresAt: Date(timeIntervalSince1970: TimeInterval(claims.exp)))
     }
 
     /// A session ended by disabling its account.

@@ -45,6 +45,7 @@ public struct Refresh: Sendable {
         }
         switch outcome {
         case .reused:
+            dependencies.signals.accessChanged([target.session.userID])
             throw LanyardError.refreshTokenReused
         case .issued(let session, let successor, let account):
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,

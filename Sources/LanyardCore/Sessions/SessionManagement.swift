@@ -38,6 +38,7 @@ public struct SessionManagement: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.signOut, userID: caller.userID, sessionID: caller.sessionID, details: ["scope": scope.rawValue])
         }
+        dependencies.signals.accessChanged([caller.userID])
     }
 
     /// `DELETE /v1/sessions/{id}`: only the caller's own sessions; others are `NOT_FOUND`.
@@ -54,5 +55,6 @@ public struct SessionManagement: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.sessionRevoked, userID: caller.userID, sessionID: sessionID)
         }
+        dependencies.signals.accessChanged([caller.userID])
     }
 }

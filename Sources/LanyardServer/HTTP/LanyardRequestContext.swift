@@ -12,6 +12,8 @@ public struct LanyardRequestContext: RequestContext {
     /// The socket peer's IP; the client IP may differ behind a trusted proxy (see `ClientAddress`).
     public let peerAddress: String?
     public let requestID: String
+    /// The connection, for long-lived answers that must close it themselves (a stream whose writes stalled).
+    let channel: any Channel
     /// The caller the request's bearer proved, on routes behind `BearerAuthentication`.
     public internal(set) var caller: Caller?
     /// The caller's account, on routes that read it with the session (`.requiredReadingAccount`).
@@ -20,6 +22,7 @@ public struct LanyardRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.peerAddress = source.channel.remoteAddress?.ipAddress
+        self.channel = source.channel
         self.requestID = RequestIDs.next()
         self.logger[metadataKey: "request_id"] = .string(requestID)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import LanyardCore
 import Prometheus
@@ -15,6 +16,11 @@ public final class ServerMetrics: Sendable {
     private let webhookLatency: DurationHistogram
     private let webhookPending: Gauge
     private let databaseReachable: Gauge
+    private let streamsOpen: Gauge
+    private let openStreamCount = Atomic<Int>(0)
+    private let streamEvents = Mutex<[String: Counter]>([:])
+    private let streamCloses = Mutex<[String: Counter]>([:])
+    private let streamLatency: DurationHistogram
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
                                       .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
                                       .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
@@ -29,6 +35,37 @@ public final class ServerMetrics: Sendable {
                                                               helpText: "Webhook events not delivered yet"))
         databaseReachable = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "database_reachable", unitName: "",
                                                                  helpText: "1 when the database answered the last attempt to reach it, else 0"))
+        streamsOpen = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "streams_open", unitName: "",
+                                                           helpText: "Change streams open on this instance"))
+        streamLatency = registry.makeDurationHistogram(
+            descriptor: .init(namespace: "lanyard", metricName: "stream_commit_to_send", unitName: "seconds",
+                              helpText: "From a record's write to its change event's send, for changes a stream received live"),
+            buckets: Self.buckets)
+    }
+
+    func streamOpened() { streamsOpen.set(Double(openStreamCount.add(1, ordering: .relaxed).newValue)) }
+
+    /// `reason` is the `end` event's, or `disconnected` when the client went away or stopped reading.
+    func streamClosed(reason: StreamEnd) {
+        streamsOpen.set(Double(openStreamCount.subtract(1, ordering: .relaxed).newValue))
+        Self.collector(reason.rawValue, in: streamCloses) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "stream_closes", unitName: "total",
+                                                   helpText: "Change streams closed, by reason"),
+                                 labels: [("reason", reason.rawValue)])
+        }.increment()
+    }
+
+    /// `change`, `ready`, `token_expiring` or `end`.
+    func streamEvent(_ name: String) {
+        Self.collector(name, in: streamEvents) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "stream_events", unitName: "total",
+                                                   helpText: "Events sent on change streams, by event"),
+                                 labels: [("event", name)])
+        }.increment()
+    }
+
+    func recordStreamLatency(_ seconds: TimeInterval) {
+        streamLatency.record(.milliseconds(Int64(max(0, seconds) * 1000)))
     }
 
     func setDatabaseReachable(_ reachable: Bool) { databaseReachable.set(Double(reachable ? 1 : 0)) }
@@ -55,7 +92,8 @@ public final class ServerMetrics: Sendable {
         }.increment()
     }
 
-    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+    /// `duration` is `nil` for a long-lived request: counted, not timed.
+    func recordRequest(method: String, route: String, status: Int, duration: Duration?) {
         let (counter, histogram) = Self.collector("\(method) \(route) \(status)", in: requests) {
             (registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "http_requests", unitName: "total",
                                                     helpText: "HTTP requests by route and status"),
@@ -66,7 +104,7 @@ public final class ServerMetrics: Sendable {
                 labels: [("method", method), ("route", route)], buckets: Self.buckets))
         }
         counter.increment()
-        histogram.record(duration)
+        if let duration { histogram.record(duration) }
     }
 
     /// `outcome` is `success` or an error code such as `INVALID_PROVIDER_TOKEN`.
@@ -122,8 +160,11 @@ struct MetricsMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
+        // A long-poll's time is the client's choice, not the server's latency (a stream's body is written after
+        // this returns, so it is not in it either).
+        let duration: Duration? = ChangeRoutes.isLongPoll(request) ? nil : ContinuousClock.now - start
         metrics.recordRequest(method: request.method.rawValue, route: context.endpointPath ?? "unknown",
-                              status: response.status.code, duration: ContinuousClock.now - start)
+                              status: response.status.code, duration: duration)
         return response
     }
 }

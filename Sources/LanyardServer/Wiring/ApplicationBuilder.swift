@@ -19,6 +19,7 @@ extension LanyardRuntime {
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
+        ChangeRoutes(api: api, hub: changeHub, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
@@ -37,6 +38,13 @@ extension LanyardRuntime {
             }
         }
         return router
+    }
+
+    /// The streams' timing from the configuration.
+    var streamSettings: StreamSettings {
+        var settings = StreamSettings()
+        settings.heartbeat = .milliseconds(Int64(configuration.streamHeartbeat * 1000))
+        return settings
     }
 
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
@@ -62,6 +70,9 @@ extension LanyardRuntime {
                                             clock: dependencies.clock, random: dependencies.random,
                                             pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
                                             attemptTimeout: configuration.webhookTimeout, metrics: metrics, logger: logger))
+        }
+        if let changeNotifier {
+            services.append(ChangeNotificationService(notifier: changeNotifier, logger: logger))
         }
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),

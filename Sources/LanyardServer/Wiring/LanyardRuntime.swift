@@ -24,6 +24,9 @@ public struct LanyardRuntime: Sendable {
     public let appleEmulator: AppleAccountEmulator?
     let httpClient: HTTPClient
     public let logger: Logger
+    /// This instance's live readers of change feeds, and, on PostgreSQL, how the other instances hear of changes.
+    let changeHub: ChangeHub
+    let changeNotifier: ChangeNotifier?
 
     public static func start(configuration: LanyardConfiguration, logger: Logger,
                              clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource()
@@ -56,19 +59,22 @@ public struct LanyardRuntime: Sendable {
                                   clock: clock, logger: logger)
         let providerTokens = ProviderTokens(verifier: IDTokenVerifier(keys: jwksCache, clock: clock),
                                             settings: providerSettings(configuration))
-        let dependencies = CoreDependencies(
+        var dependencies = CoreDependencies(
             database: database, clock: clock, random: random,
             accessTokens: AccessTokens(keys: keyRing, issuer: issuer, ttl: configuration.accessTokenTTL, clock: clock,
                                        random: random),
             providerTokens: providerTokens,
             rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
             masterKey: masterKey, configuration: configuration)
+        let changeHub = ChangeHub(maximumStreams: configuration.streamMax, maximumPerAccount: configuration.streamMaxPerAccount)
+        let changeNotifier = (database as? any DatabaseNotifications).map { ChangeNotifier(database: $0, hub: changeHub) }
+        dependencies.signals = HubSignals(hub: changeHub, notifier: changeNotifier)
         let apple = try appleLifecycle(configuration, dependencies: dependencies, masterKey: masterKey,
                                        httpClient: httpClient, random: random)
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, metrics: ServerMetrics(), apple: apple,
                               appleEmulator: appleEmulator,
-                              httpClient: httpClient, logger: logger)
+                              httpClient: httpClient, logger: logger, changeHub: changeHub, changeNotifier: changeNotifier)
     }
 
     /// The configured Apple key, or in dev mode one made for the emulator (kept in the data directory), and where

@@ -117,6 +117,13 @@ public final class PostgresDatabase: Database {
         await pool.maintain()
     }
 
+    /// A connection of its own, outside the pool (`listen`).
+    func dedicatedConnection() async throws -> PostgresConnection {
+        try await pool.dedicatedConnection()
+    }
+
+    var notificationLogger: Logger { logger }
+
     public func close() async {
         maintenance?.cancel()
         _ = await maintenance?.value

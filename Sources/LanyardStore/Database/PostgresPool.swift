@@ -169,6 +169,11 @@ final class PostgresPool: Sendable {
         for waiter in waiters { waiter.continuation.resume(throwing: StoreError.unavailable("the pool is closed")) }
     }
 
+    /// A connection outside the pool, for work that holds one for good (`LISTEN`); the caller closes it.
+    func dedicatedConnection() async throws -> PostgresConnection {
+        try await connect()
+    }
+
     private func connect() async throws -> PostgresConnection {
         let id = connectionIDs.add(1, ordering: .relaxed).newValue
         return try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.next(),

@@ -193,6 +193,23 @@ public enum Migrations {
             )
             """,
         ]),
+        // One feed per account across its collections (reference section 13): each write takes the account's next
+        // place, under the account row's lock as the per-collection `change_seq` does. Existing records are given
+        // places in the order they were last written.
+        Migration(version: 9, name: "one change feed per account", statements: [
+            "ALTER TABLE records ADD COLUMN feed_seq {int} NOT NULL DEFAULT 0",
+            """
+            UPDATE records SET feed_seq = (
+                SELECT ranked.n FROM (
+                    SELECT user_id, collection, record_id,
+                           ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY updated_at, collection, change_seq) AS n
+                    FROM records
+                ) ranked
+                WHERE ranked.user_id = records.user_id AND ranked.collection = records.collection
+                  AND ranked.record_id = records.record_id)
+            """,
+            "CREATE UNIQUE INDEX records_feed ON records (user_id, feed_seq)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -39,6 +39,11 @@ public struct LanyardConfiguration: Sendable {
     /// `LANYARD_CORS_ORIGINS`: web origins (`scheme://host[:port]`, exactly) whose pages may call the API.
     public var corsOrigins: [String] = []
     public var devMode = false
+    /// Change streams (reference section 13): per account (the oldest is replaced past it), per instance (503 past
+    /// it), and the idle heartbeat.
+    public var streamMaxPerAccount = 10
+    public var streamMax = 10_000
+    public var streamHeartbeat: TimeInterval = 15
     /// Base64 of 32 bytes; `nil` means "generate into the data directory" (SQLite only).
     public var masterKey: String?
     public var userIDStrategy: UserIDStrategy = .random
@@ -125,6 +130,10 @@ public struct LanyardConfiguration: Sendable {
             }
             config.adminKey = key
         }
+        config.streamMaxPerAccount = try reader.integer("LANYARD_STREAM_MAX_PER_ACCOUNT", in: 1...1000)
+            ?? config.streamMaxPerAccount
+        config.streamMax = try reader.integer("LANYARD_STREAM_MAX", in: 1...1_000_000) ?? config.streamMax
+        config.streamHeartbeat = try reader.seconds("LANYARD_STREAM_HEARTBEAT", minimum: 1) ?? config.streamHeartbeat
         config.corsOrigins = try reader.list("LANYARD_CORS_ORIGINS").map { (text) throws(ConfigurationError) in
             guard let origin = WebOrigin.canonical(text) else {
                 throw ConfigurationError(variable: "LANYARD_CORS_ORIGINS", problem: """

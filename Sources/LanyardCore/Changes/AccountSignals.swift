@@ -1,0 +1,17 @@
+/// Told after a commit that something an account's live readers depend on changed, so that its streams and
+/// long-polls look again at once instead of at their next periodic read. A signal is only a wake-up: the feed and
+/// the session rows are the truth, so a lost signal delays, never loses. Sent after the commit, never inside the
+/// transaction (a reader woken early would not see the change yet).
+public protocol AccountSignals: Sendable {
+    /// Records the accounts can read were written (a data write, a merge moving records in).
+    func recordsChanged(_ userIDs: [String])
+    /// A session of the accounts ended, or the accounts themselves were disabled, deleted or merged away.
+    func accessChanged(_ userIDs: [String])
+}
+
+/// For tools that run the rules without serving streams (the CLI, tests of services).
+public struct SilentAccountSignals: AccountSignals {
+    public init() {}
+    public func recordsChanged(_ userIDs: [String]) {}
+    public func accessChanged(_ userIDs: [String]) {}
+}

@@ -1,0 +1,182 @@
+import Synchronization
+
+/// Why a stream ends (reference section 13): the `reason` of its `end` event and the label of its close metric.
+enum StreamEnd: String, Sendable, CaseIterable {
+    case tokenExpired = "token_expired"
+    case signedOut = "signed_out"
+    case accountDisabled = "account_disabled"
+    case accountDeleted = "account_deleted"
+    case accountMerged = "account_merged"
+    case replaced
+    case shutdown
+    case resyncRequired = "resync_required"
+    /// Not sent (the client is gone): the connection closed or its writes stalled.
+    case disconnected
+}
+
+/// One live reader of an account's feed (a stream or a long-poll), as the hub knows it: woken after a commit that
+/// concerns the account, and told to end when the hub ends it (`replaced`, `shutdown`). Holds no changes: the
+/// reader reads the feed itself when woken, so a reader costs the same however many changes it missed.
+final class FeedWaiter: Sendable {
+    let userID: String
+    let id: UInt64
+
+    private struct State {
+        var recordsChanged = false
+        var accessChanged = false
+        var end: StreamEnd?
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    init(userID: String, id: UInt64) {
+        self.userID = userID
+        self.id = id
+    }
+
+    /// What happened since the last `take()`.
+    struct Wake: Sendable {
+        var recordsChanged: Bool
+        var accessChanged: Bool
+        var end: StreamEnd?
+    }
+
+    func wake(records: Bool, access: Bool) {
+        let continuation = state.withLock { state in
+            state.recordsChanged = state.recordsChanged || records
+            state.accessChanged = state.accessChanged || access
+            return state.continuation.take()
+        }
+        continuation?.resume()
+    }
+
+    func end(_ reason: StreamEnd) {
+        let continuation = state.withLock { state in
+            if state.end == nil { state.end = reason }
+            return state.continuation.take()
+        }
+        continuation?.resume()
+    }
+
+    /// Takes what happened since the last call, and clears it.
+    func take() -> Wake {
+        state.withLock { state in
+            defer { (state.recordsChanged, state.accessChanged) = (false, false) }
+            return Wake(recordsChanged: state.recordsChanged, accessChanged: state.accessChanged, end: state.end)
+        }
+    }
+
+    /// Returns when woken or ended (at once when that already happened since the last `take()`), or after
+    /// `timeout`, or when the task is cancelled.
+    func wait(timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.nextWake() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func nextWake() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.recordsChanged || state.accessChanged || state.end != nil || Task.isCancelled { return true }
+                    state.continuation = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.continuation.take() }?.resume()
+        }
+    }
+}
+
+/// The instance's live readers by account: wakes them after commits (`HubSignals`, and notifications from other
+/// instances), and keeps the bounds of reference section 13: at most `maximumPerAccount` streams per account (the
+/// oldest is `replaced`) and `maximumStreams` on the instance. Long-polls are waiters too, not counted as streams.
+final class ChangeHub: Sendable {
+    let maximumStreams: Int
+    let maximumPerAccount: Int
+
+    private struct State {
+        var waiters: [String: [UInt64: FeedWaiter]] = [:]
+        /// Each account's streams, oldest first.
+        var streams: [String: [FeedWaiter]] = [:]
+        var streamCount = 0
+        var nextID: UInt64 = 0
+        var shuttingDown = false
+    }
+
+    private let state = Mutex(State())
+
+    init(maximumStreams: Int, maximumPerAccount: Int) {
+        self.maximumStreams = maximumStreams
+        self.maximumPerAccount = maximumPerAccount
+    }
+
+    enum Refusal: Error {
+        /// `maximumStreams` are open: `503 SERVICE_UNAVAILABLE` with `Retry-After`.
+        case full
+        /// The instance is stopping.
+        case shuttingDown
+    }
+
+    var openStreams: Int { state.withLock { $0.streamCount } }
+
+    /// A waiter for the account's feed; a stream also counts against the bounds, and may replace the account's oldest.
+    func register(userID: String, stream: Bool) throws(Refusal) -> FeedWaiter {
+        let (waiter, replaced) = try state.withLock { state throws(Refusal) -> (FeedWaiter, FeedWaiter?) in
+            guard !state.shuttingDown else { throw .shuttingDown }
+            if stream, state.streamCount >= maximumStreams { throw .full }
+            state.nextID += 1
+            let waiter = FeedWaiter(userID: userID, id: state.nextID)
+            state.waiters[userID, default: [:]][waiter.id] = waiter
+            var replaced: FeedWaiter?
+            if stream {
+                state.streams[userID, default: []].append(waiter)
+                state.streamCount += 1
+                if state.streams[userID]!.count > maximumPerAccount {
+                    replaced = state.streams[userID]!.removeFirst()
+                    state.streamCount -= 1
+                }
+            }
+            return (waiter, replaced)
+        }
+        replaced?.end(.replaced)
+        return waiter
+    }
+
+    func unregister(_ waiter: FeedWaiter) {
+        state.withLock { state in
+            state.waiters[waiter.userID]?[waiter.id] = nil
+            if state.waiters[waiter.userID]?.isEmpty == true { state.waiters[waiter.userID] = nil }
+            if let index = state.streams[waiter.userID]?.firstIndex(where: { $0 === waiter }) {
+                state.streams[waiter.userID]!.remove(at: index)
+                state.streamCount -= 1
+                if state.streams[waiter.userID]!.isEmpty { state.streams[waiter.userID] = nil }
+            }
+        }
+    }
+
+    /// Wakes the accounts' readers; `nil` wakes every reader (a notification listener that reconnected, and may
+    /// have missed some).
+    func wake(_ userIDs: [String]?, records: Bool, access: Bool) {
+        let woken = state.withLock { state -> [FeedWaiter] in
+            guard let userIDs else { return state.waiters.values.flatMap(\.values) }
+            return userIDs.flatMap { state.waiters[$0].map { Array($0.values) } ?? [] }
+        }
+        for waiter in woken { waiter.wake(records: records, access: access) }
+    }
+
+    /// Ends every stream with `shutdown` and refuses new ones: graceful shutdown does not wait on open streams.
+    func shutDown() {
+        let all = state.withLock { state -> [FeedWaiter] in
+            state.shuttingDown = true
+            return state.waiters.values.flatMap(\.values)
+        }
+        for waiter in all { waiter.end(.shutdown) }
+    }
+}

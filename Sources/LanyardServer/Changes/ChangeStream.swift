@@ -1,0 +1,208 @@
+import Foundation
+import Hummingbird
+import LanyardCore
+import LanyardSupport
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The stream's timing (reference section 13); tests shorten them.
+struct StreamSettings: Sendable {
+    /// A comment this often while idle (`LANYARD_STREAM_HEARTBEAT`).
+    var heartbeat: Duration = .seconds(15)
+    /// The feed and the session are read again at least this often, woken or not: a lost wake-up delays, never loses.
+    var reread: Duration = .seconds(30)
+    /// A stream whose write has waited this long for the client is closed.
+    var stallTimeout: Duration = .seconds(30)
+    /// `token_expiring` this long before the access token's `exp`.
+    var expiryWarning: TimeInterval = 60
+    /// Changes per read of the feed: what a stream holds for a client that stops reading.
+    var pageSize = 100
+}
+
+/// One `GET /v1/changes/stream`: a loop with a cursor and a wake-up. It reads the feed after its cursor, writes
+/// what it found, says `ready` once caught up, then waits for a wake-up (a commit, an access change, the hub
+/// ending it), a heartbeat, the token's expiry or the periodic re-read. It keeps no queue: a page at a time, the
+/// next read only after the previous page was written, so a client that stops reading costs one page.
+struct ChangeStream: Sendable {
+    let caller: Caller
+    let waiter: FeedWaiter
+    let hub: ChangeHub
+    let dependencies: CoreDependencies
+    let settings: StreamSettings
+    let metrics: ServerMetrics
+    let channel: any Channel
+    /// Where the client resumes; `nil` for a cursor this feed never issued (the stream says `resync_required`).
+    let start: FeedCursor?
+
+    /// Writes the stream until it ends; the hub forgets the waiter afterwards, whatever happened.
+    func run(_ writer: inout any ResponseBodyWriter) async throws {
+        metrics.streamOpened()
+        let pending = PendingWrite()
+        var ended = StreamEnd.disconnected
+        defer {
+            hub.unregister(waiter)
+            metrics.streamClosed(reason: ended)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The watchdog: a write the client has not taken for `stallTimeout` closes the connection, which fails it.
+            group.addTask { [settings, channel] in
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    if let since = pending.since, ContinuousClock.now - since > settings.stallTimeout {
+                        try? await channel.close()
+                        return
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            ended = try await withGracefulShutdownHandler {
+                try await loop(&writer, pending: pending)
+            } onGracefulShutdown: { [hub] in
+                hub.shutDown()
+            }
+        }
+        try await writer.finish(nil)
+    }
+
+    private func loop(_ writer: inout any ResponseBodyWriter, pending: PendingWrite) async throws -> StreamEnd {
+        var output = Output(metrics: metrics)
+        output.opening()
+        try await output.flush(&writer, pending: pending)
+        guard var cursor = start else { return try await close(.resyncRequired, into: nil, &writer, &output, pending) }
+        var live = false
+        var warned = false
+        var lastAccessCheck = ContinuousClock.now
+        var lastWrite = ContinuousClock.now
+        while true {
+            let wake = waiter.take()
+            if let end = wake.end { return try await close(end, into: nil, &writer, &output, pending) }
+            let now = dependencies.clock.now()
+            if now.timeIntervalSince(caller.tokenExpiresAt) > -1 {
+                return try await close(.tokenExpired, into: nil, &writer, &output, pending)
+            }
+            if wake.accessChanged || ContinuousClock.now - lastAccessCheck >= settings.reread {
+                lastAccessCheck = ContinuousClock.now
+                if let (end, into) = try await accessEnded() {
+                    return try await close(end, into: into, &writer, &output, pending)
+                }
+            }
+            let page: FeedPage
+            do {
+                page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
+            } catch let error as LanyardError where error.details["reason"] == "resync_required" {
+                return try await close(.resyncRequired, into: nil, &writer, &output, pending)
+            }
+            for change in page.changes { output.change(change, live: live, now: now) }
+            cursor = page.nextCursor
+            if page.hasMore {
+                try await output.flush(&writer, pending: pending)
+                lastWrite = ContinuousClock.now
+                continue
+            }
+            if !live {
+                live = true
+                output.ready(cursor)
+            }
+            if !warned, caller.tokenExpiresAt.timeIntervalSince(now) <= settings.expiryWarning {
+                warned = true
+                output.tokenExpiring(in: caller.tokenExpiresAt.timeIntervalSince(now))
+            }
+            if output.isEmpty, ContinuousClock.now - lastWrite >= settings.heartbeat { output.heartbeat() }
+            if !output.isEmpty {
+                try await output.flush(&writer, pending: pending)
+                lastWrite = ContinuousClock.now
+            }
+            await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite))
+        }
+    }
+
+    /// Until the next thing due: a heartbeat, the expiry warning, the expiry itself, the periodic re-read.
+    private func idleWait(now: Date, warned: Bool, lastWrite: ContinuousClock.Instant) -> Duration {
+        var wait = min(settings.heartbeat - (ContinuousClock.now - lastWrite), settings.reread)
+        let untilExpiry = caller.tokenExpiresAt.timeIntervalSince(now)
+        let untilWarning = warned ? untilExpiry : untilExpiry - settings.expiryWarning
+        wait = min(wait, .milliseconds(Int64(max(0, untilWarning) * 1000)))
+        return max(wait, .milliseconds(10))
+    }
+
+    /// Why the stream must end now that its session or account changed (with the survivor of a merge), if it must.
+    private func accessEnded() async throws -> (StreamEnd, String?)? {
+        switch try await FeedAccess.check(userID: caller.userID, sessionID: caller.sessionID, dependencies) {
+        case .open: nil
+        case .sessionEnded: (.signedOut, nil)
+        case .accountDisabled: (.accountDisabled, nil)
+        case .accountDeleted: (.accountDeleted, nil)
+        case .accountMerged(let into): (.accountMerged, into)
+        }
+    }
+
+    private func close(_ reason: StreamEnd, into: String?, _ writer: inout any ResponseBodyWriter, _ output: inout Output,
+                       _ pending: PendingWrite) async throws -> StreamEnd {
+        output.end(reason, into: into)
+        try await output.flush(&writer, pending: pending)
+        return reason
+    }
+}
+
+/// When the write in progress began, for the stall watchdog; `nil` between writes.
+private final class PendingWrite: Sendable {
+    private let started = Mutex<ContinuousClock.Instant?>(nil)
+
+    var since: ContinuousClock.Instant? { started.withLock { $0 } }
+
+    func begin() { started.withLock { $0 = .now } }
+
+    func end() { started.withLock { $0 = nil } }
+}
+
+/// What the stream has to send before its next write, as SSE text (`text/event-stream`).
+private struct Output {
+    let metrics: ServerMetrics
+    var buffer = ByteBuffer()
+
+    var isEmpty: Bool { buffer.readableBytes == 0 }
+
+    mutating func opening() {
+        buffer.writeString("retry: 2000\n: lanyard change stream\n\n")
+    }
+
+    mutating func change(_ change: FeedChange, live: Bool, now: Date) {
+        buffer.writeString("event: change\nid: \(change.cursor.text)\ndata: ")
+        buffer.writeBytes(JSONWriter.write(change))
+        buffer.writeString("\n\n")
+        metrics.streamEvent("change")
+        // Commit-to-send for changes that arrived live; catching up is not latency.
+        if live { metrics.recordStreamLatency(now.timeIntervalSince(change.record.updatedAt)) }
+    }
+
+    mutating func ready(_ cursor: FeedCursor) {
+        event("ready", #"{"cursor":"\#(cursor.text)"}"#)
+    }
+
+    mutating func tokenExpiring(in seconds: TimeInterval) {
+        event("token_expiring", #"{"expires_in":\#(max(0, Int(seconds)))}"#)
+    }
+
+    mutating func heartbeat() {
+        buffer.writeString(": heartbeat\n\n")
+    }
+
+    mutating func end(_ reason: StreamEnd, into: String?) {
+        event("end", into.map { #"{"reason":"\#(reason.rawValue)","into":"\#($0)"}"# } ?? #"{"reason":"\#(reason.rawValue)"}"#)
+    }
+
+    private mutating func event(_ name: String, _ data: String) {
+        buffer.writeString("event: \(name)\ndata: \(data)\n\n")
+        metrics.streamEvent(name)
+    }
+
+    mutating func flush(_ writer: inout any ResponseBodyWriter, pending: PendingWrite) async throws {
+        guard !isEmpty else { return }
+        let bytes = buffer
+        buffer = ByteBuffer()
+        pending.begin()
+        try await writer.write(bytes)
+        pending.end()
+    }
+}
