@@ -44,6 +44,7 @@ extension LanyardRuntime {
     var streamSettings: StreamSettings {
         var settings = StreamSettings()
         settings.heartbeat = .milliseconds(Int64(configuration.streamHeartbeat * 1000))
+        settings.stallTimeout = .milliseconds(Int64(configuration.streamStallTimeout * 1000))
         return settings
     }
 

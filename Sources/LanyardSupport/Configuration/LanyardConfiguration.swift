@@ -44,6 +44,9 @@ public struct LanyardConfiguration: Sendable {
     public var streamMaxPerAccount = 10
     public var streamMax = 10_000
     public var streamHeartbeat: TimeInterval = 15
+    /// A stream whose write waited this long for its client is closed. Not an environment variable (reference
+    /// section 13 says 30 s); tests shorten it.
+    public var streamStallTimeout: TimeInterval = 30
     /// Base64 of 32 bytes; `nil` means "generate into the data directory" (SQLite only).
     public var masterKey: String?
     public var userIDStrategy: UserIDStrategy = .random

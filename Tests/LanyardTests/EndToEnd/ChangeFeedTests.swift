@@ -262,6 +262,34 @@ import LanyardSupport
         }
     }
 
+    /// A client that stops reading holds at most a page on the server, and its stream is closed once a write has
+    /// waited for it for the stall timeout (30 s in production, 1 s here).
+    @Test(arguments: TestDatabase.available)
+    func aReaderThatStopsReadingIsClosed(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            Self.quick(&$0)
+            $0.streamStallTimeout = 1
+        }) { server in
+            let phone = try await server.signIn(.apple, sub: "sleepy")
+            let port = try #require(URLComponents(string: server.baseURL)?.port)
+            let stalled = try StalledReader(port: port, request: "GET /v1/changes/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(phone.accessToken)\r\nAccept: text/event-stream\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(300))
+            let blob = String(repeating: "x", count: 16_000)
+            for n in 0..<400 { try await Self.put(server, phone, "blobs", "b\(n % 50)", ["blob": blob, "n": n]) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var metrics = ""
+            while ContinuousClock.now < deadline {
+                metrics = try await server.get("/metrics").text
+                if MetricsText.value(in: metrics, #"lanyard_stream_closes_total{reason="disconnected"}"#) == 1 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(MetricsText.value(in: metrics, #"lanyard_stream_closes_total{reason="disconnected"}"#) == 1)
+            #expect(metrics.contains("lanyard_streams_open 0"))
+            #expect(stalled.serverClosed())
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func anInvalidBearerGetsJSONAndAFullServerGets503(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: { $0.streamMax = 1 }) { server in
