@@ -151,6 +151,19 @@ import Testing
         try await client.send(.DELETE, "/v1/data/notes/n1", bearer: bearer, headers: ["If-Match": "\"7\""])
         #expect(try await client.send(.DELETE, "/v1/data/notes/n1", bearer: bearer).status == 200)
         try await client.send(.DELETE, "/v1/data/notes/never", bearer: bearer)
+
+        // The change feed: a page (with a tombstone), a long-poll that ends empty, refusals.
+        let feed = try await client.send(.GET, "/v1/changes?limit=10", bearer: bearer)
+        #expect((feed.json["changes"] as? [[String: Any]])?.isEmpty == false)
+        let end = feed.json["next_cursor"] as? String ?? ""
+        #expect(try await client.send(.GET, "/v1/changes?since=\(end)&wait=1", bearer: bearer).status == 200)
+        try await client.send(.GET, "/v1/changes?since=never-issued", bearer: bearer)
+        try await client.send(.GET, "/v1/changes", bearer: nil)
+        // The stream, for a cursor it never issued: it says so and ends, so the whole answer can be read.
+        let stream = try await client.send(.GET, "/v1/changes/stream?since=never-issued", bearer: bearer)
+        #expect(stream.status == 200)
+        #expect(stream.text.contains("event: end\ndata: {\"reason\":\"resync_required\"}"))
+        try await client.send(.GET, "/v1/changes/stream", bearer: "not-a-token")
     }
 
     static func administration(_ client: CheckedClient) async throws {

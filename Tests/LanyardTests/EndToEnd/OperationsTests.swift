@@ -76,6 +76,7 @@ import LanyardSupport
                 ("/_emulator/{provider}/id-token", "post"), ("/_emulator", "get"),
                 ("/v1/data/{collection}/{id}", "put"), ("/v1/data/{collection}/{id}", "get"),
                 ("/v1/data/{collection}/{id}", "delete"), ("/v1/data/{collection}", "get"),
+                ("/v1/changes", "get"), ("/v1/changes/stream", "get"),
                 ("/auth/v1/token", "post"), ("/auth/v1/signup", "post"), ("/auth/v1/user", "get"), ("/auth/v1/user", "put"),
                 ("/auth/v1/logout", "post"), ("/auth/v1/user/identities", "get"),
                 ("/auth/v1/user/identities/{identity_id}", "delete"), ("/auth/v1/settings", "get"),
