@@ -1,0 +1,67 @@
+import Foundation
+
+/// One change of the account's feed, as `LanyardClient.changes(since:)` delivers it: a record written or deleted
+/// in any of the account's collections.
+///
+/// ```swift
+/// for try await change in client.changes() {
+///     if change.isDeleted { store.remove(change.collection, change.id) }
+///     else if change.collection == "reminders", let reminder = try change.value(as: Reminder.self) {
+///         store.upsert(change.id, reminder)
+///     }
+/// }
+/// ```
+public struct LiveChange: Sendable, Equatable {
+    /// The record's collection.
+    public var collection: String
+    /// The record's id.
+    public var id: String
+    /// The version this change made.
+    public var version: Int
+    /// When it was written.
+    public var updatedAt: Date
+    /// A deletion (the record is a tombstone).
+    public var isDeleted: Bool
+    /// The group the record belongs to; nil for the account's own records.
+    public var groupID: String?
+    /// For a collection another member shares with a group: that member; nil otherwise.
+    public var sharedBy: String?
+    /// The place of this change in the feed: pass it to `changes(since:)` to resume after it.
+    public var cursor: String
+    /// The record's JSON object; nil for a deletion.
+    public var data: Data?
+
+    /// The record decoded as `type`; nil for a deletion.
+    ///
+    /// ```swift
+    /// let reminder = try change.value(as: Reminder.self)
+    /// ```
+    public func value<Record: Decodable>(as type: Record.Type) throws -> Record? {
+        guard let data else { return nil }
+        return try WireCoding.decoder().decode(Record.self, from: data)
+    }
+
+    /// The change an event of the stream carries, or nil when it is not one.
+    init?(event: ServerSentEvent) {
+        guard event.name == "change", let cursor = event.id,
+              let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
+              let collection = object["collection"] as? String, let id = object["id"] as? String,
+              let version = (object["version"] as? NSNumber)?.intValue,
+              let time = object["updated_at"] as? String, let updatedAt = Self.date(time)
+        else { return nil }
+        self.collection = collection
+        self.id = id
+        self.version = version
+        self.updatedAt = updatedAt
+        isDeleted = object["deleted"] as? Bool ?? false
+        groupID = object["group_id"] as? String
+        sharedBy = object["shared_by"] as? String
+        self.cursor = cursor
+        data = (object["data"] as? [String: Any]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+    }
+
+    private static func date(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+}
