@@ -68,7 +68,25 @@ struct LanyardDemo {
         let habits = try await iPhone.collection("habits", of: Habit.self).pullChanges()
         say("the iPhone now sees: " + habits.compactMap { $0.value.map { "\($0.name) (\($0.streak) days)" } }.joined(separator: ", "))
 
-        chapter("5. Grace, with only Apple, tries to unlink it")
+        chapter("5. The Android phone edits a reminder; the iPhone, listening, sees it live")
+        let live = iPhone.collection("reminders", of: Reminder.self).changes()
+        let watcher = Task { () -> [String] in
+            var seen: [String] = []
+            for try await change in live {
+                seen.append("\(change.id): \(change.value?.title ?? "(deleted)")\(change.value?.done == true ? " (done)" : "")")
+                if change.id == "r1", change.value?.done == true { break }
+            }
+            return seen
+        }
+        // Once the iPhone has caught up, the Android phone marks the milk bought.
+        while !live.isLive { try await Task.sleep(for: .milliseconds(20)) }
+        say("the iPhone is caught up and live")
+        try await android.collection("reminders", of: Reminder.self).put(Reminder(title: "Buy milk", done: true), id: "r1")
+        let seenLive = try await withTimeout(seconds: 10) { try await watcher.value }
+        guard seenLive.last == "r1: Buy milk (done)" else { throw DemoError("the iPhone did not see the edit: \(seenLive)") }
+        say("the iPhone saw, in order: " + seenLive.joined(separator: "; "))
+
+        chapter("6. Grace, with only Apple, tries to unlink it")
         let graces = LanyardClient(url: url, storage: MemorySessionStore())
         try await graces.signInWithApple(idToken: try await emulator.idToken(.apple, sub: "grace-\(run)"))
         do {
@@ -79,7 +97,7 @@ struct LanyardDemo {
             say("refused: \(LanyardError.cannotUnlinkOnlyProvider.errorDescription!)")
         }
 
-        chapter("6. Grace deletes her account")
+        chapter("7. Grace deletes her account")
         let events = graces.authEvents
         try await graces.deleteAccount()
         var iterator = events.makeAsyncIterator()
@@ -90,6 +108,19 @@ struct LanyardDemo {
     }
 
     static func chapter(_ title: String) { print("\n== \(title)") }
+
+    /// `body`'s value, or a failure after `seconds` (a story that hangs fails).
+    static func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                throw DemoError("no answer within \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
     static func say(_ line: String) { print("   \(line)") }
 }
 
