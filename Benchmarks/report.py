@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns a benchmark run (JSON lines from lanyard-bench) into the Markdown tables of BENCHMARKS.md.
 
-    report.py RUN.jsonl [MICRO.jsonl]                          the tables
+    report.py RUN.jsonl [MICRO.jsonl [STREAMS.jsonl]]          the tables
     report.py --best-concurrency TARGET SCENARIO RUN.jsonl     the sweep's best concurrency, for run.sh's rounds
 """
 import json, statistics, sys
@@ -26,6 +26,7 @@ everything = load(sys.argv[1])
 runs = [r for r in everything if r.get("round") is None]
 rounds = [r for r in everything if r.get("round") is not None]
 micro = {m["name"]: m for m in load(sys.argv[2])} if len(sys.argv) > 2 else {}
+streams = load(sys.argv[3]) if len(sys.argv) > 3 else []
 
 CPU_KEYS = ("server_cpu_microseconds_per_request", "database_cpu_microseconds_per_request",
             "client_cpu_microseconds_per_request")
@@ -129,3 +130,14 @@ if micro:
     print("| operation | ops/s | µs/op |\n|---|---:|---:|")
     for m in micro.values():
         print(f"| {m['name']} | {m['operations_per_second']:.0f} | {m['microseconds_per_operation']:.2f} |")
+
+if streams:
+    print("\n**Change streams** (writes through one instance, the watched stream on the same or, across, the other)\n")
+    print("| db | idle streams | KiB per idle stream | commit-to-event p50 ms | p99 ms | writes/s with streams | without | change |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in streams:
+        where = r["database"] + (" (across instances)" if r["cross_instance"] else "")
+        loss = 100 * (r["writes_per_second_with_streams"] / r["writes_per_second_without"] - 1) if r["writes_per_second_without"] else 0
+        print(f"| {where} | {r['idle_streams']} | {r['kib_per_idle_stream']:.1f} | {r['latency_p50_ms']:.1f} | "
+              f"{r['latency_p99_ms']:.1f} | {r['writes_per_second_with_streams']:.0f} | {r['writes_per_second_without']:.0f} | "
+              f"{loss:+.0f}% |")

@@ -16,7 +16,11 @@ PEER="${PEER:-}"
 export PEER_HOME="${PEER_HOME:-/tmp/lanyard-peer-allauth}"
 COUNT=${COUNT:-10000}; SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-10}; PEER_COUNT=${PEER_COUNT:-1000}
 if [ "${QUICK:-0}" = 1 ]; then COUNT=300; SECONDS_PER_PHASE=3; PEER_COUNT=60; fi
-SQLITE_PORT=8711; POSTGRES_PORT=8712
+SQLITE_PORT=8711; POSTGRES_PORT=8712; SECOND_PORT=8713
+STREAMS_IDLE=${STREAMS_IDLE:-1000}; STREAMS_MANY=${STREAMS_MANY:-10000}
+if [ "${QUICK:-0}" = 1 ]; then STREAMS_IDLE=100; STREAMS_MANY=300; fi
+# Every idle change stream is an open socket in the server and in the load generator.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 export LANYARD_BENCHMARKS=1  # the load generator is built only when asked (Package.swift)
 swift build -c release --product lanyard
@@ -48,12 +52,14 @@ trap cleanup EXIT
 echo "== micro-benchmarks (one core)"
 "$BIN/lanyard-bench" micro --json "$OUT/micro-$STAMP.jsonl"
 
+# One master key for every instance: the two on PostgreSQL share the signing keys it seals.
+MASTER_KEY=$(head -c 32 /dev/urandom | base64)
 start_lanyard() {  # $1: database URL, $2: port; sets STARTED_PID
   local data; data=$(mktemp -d /tmp/lanyard-bench.XXXXXX)
   env -i PATH="$PATH" HOME="$HOME" \
     LANYARD_PORT="$2" LANYARD_DATABASE_URL="$1" LANYARD_DATA_DIR="$data" \
-    LANYARD_MASTER_KEY="$(head -c 32 /dev/urandom | base64)" \
-    LANYARD_RATE_LIMITS=off LANYARD_LOG_LEVEL=warning \
+    LANYARD_MASTER_KEY="$MASTER_KEY" \
+    LANYARD_RATE_LIMITS=off LANYARD_LOG_LEVEL=warning LANYARD_STREAM_MAX=50000 \
     LANYARD_APPLE_CLIENT_IDS=com.example.app \
     LANYARD_GOOGLE_CLIENT_IDS=example-client-id.apps.googleusercontent.com \
     LANYARD_APPLE_JWKS_URL=http://127.0.0.1:8702/apple/auth/keys \
@@ -111,4 +117,18 @@ for scenario in signin_new signin_existing refresh me link healthz readyz; do
   done
 done
 
-python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" | tee "$OUT/report-$STAMP.md"
+# Change streams: latency, memory per idle stream, writes with streams open (BENCHMARKS.md, "Live changes").
+STREAMS="$OUT/streams-$STAMP.jsonl"
+streams() {  # base server-pid database idle [extra options]
+  "$BIN/lanyard-bench" streams --base "$1" --server-pid "$2" --database "$3" --idle "$4" \
+    --keys-directory "$PEER_HOME/keys" --json "$STREAMS" --samples "${STREAM_SAMPLES:-300}" "${@:5}"
+}
+echo "== change streams"
+streams "http://127.0.0.1:$SQLITE_PORT" "$SQLITE_PID" sqlite "$STREAMS_IDLE"
+streams "http://127.0.0.1:$POSTGRES_PORT" "$POSTGRES_PID" postgres "$STREAMS_IDLE"
+streams "http://127.0.0.1:$SQLITE_PORT" "$SQLITE_PID" sqlite "$STREAMS_MANY" --write-seconds 5
+# Across instances: a second PostgreSQL instance holds the watched stream.
+start_lanyard "${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}" "$SECOND_PORT"
+streams "http://127.0.0.1:$POSTGRES_PORT" "$POSTGRES_PID" postgres "$STREAMS_IDLE" --stream-base "http://127.0.0.1:$SECOND_PORT"
+
+python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" "$STREAMS" | tee "$OUT/report-$STAMP.md"

@@ -194,7 +194,7 @@ public enum ProcFS {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    static func residentMegabytes(_ pid: Int32) -> Double? {
+    public static func residentMegabytes(_ pid: Int32) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
