@@ -58,7 +58,7 @@ start_lanyard() {  # $1: database URL, $2: port; sets STARTED_PID
   local data; data=$(mktemp -d /tmp/lanyard-bench.XXXXXX)
   env -i PATH="$PATH" HOME="$HOME" \
     LANYARD_PORT="$2" LANYARD_DATABASE_URL="$1" LANYARD_DATA_DIR="$data" \
-    LANYARD_MASTER_KEY="$MASTER_KEY" \
+    LANYARD_MASTER_KEY="$MASTER_KEY" LANYARD_ISSUER=http://lanyard.bench \
     LANYARD_RATE_LIMITS=off LANYARD_LOG_LEVEL=warning LANYARD_STREAM_MAX=50000 \
     LANYARD_APPLE_CLIENT_IDS=com.example.app \
     LANYARD_GOOGLE_CLIENT_IDS=example-client-id.apps.googleusercontent.com \

@@ -2,7 +2,7 @@
 
 Starts `lanyard dev` with LANYARD_CORS_ORIGINS naming one loopback origin, serves the same small page from that
 origin and from another port, and lets the page sign in with an emulator token, read `me`, read an error answer
-and its exposed headers. The listed origin's page gets every answer; the other's browser refuses it all.
+and its exposed headers, and see its own write arrive on the change stream. The listed origin's page gets every answer; the other's browser refuses it all.
 Run: python3 Tests/Web/test_cors.py
 """
 import json
@@ -46,6 +46,30 @@ PAGE = b"""<!doctype html>
     outcome.errorStatus = refused.status;
     outcome.errorCode = (await refused.json()).error.code;
     outcome.keys = (await (await fetch(server + "/.well-known/jwks.json")).json()).keys.length;
+    // Live changes: the stream read with fetch (EventSource cannot send the bearer), a write, its change event.
+    const auth = {"Authorization": "Bearer " + session.access_token};
+    const stream = await fetch(server + "/v1/changes/stream", {headers: auth});
+    outcome.streamStatus = stream.status;
+    const reader = stream.body.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const readUntil = async (marker) => {
+      while (!text.includes(marker)) {
+        const {value, done} = await reader.read();
+        if (done) throw new Error("the stream ended before " + marker);
+        text += decoder.decode(value, {stream: true});
+      }
+    };
+    await readUntil("event: ready");
+    const put = await fetch(server + "/v1/data/notes/from-the-web", {method: "PUT",
+      headers: {...auth, "Content-Type": "application/json", "If-Match": "\"0\""}, body: JSON.stringify({data: {text: "hi"}})});
+    outcome.conflictStatus = put.status;
+    const written = await fetch(server + "/v1/data/notes/from-the-web", {method: "PUT",
+      headers: {...auth, "Content-Type": "application/json"}, body: JSON.stringify({data: {text: "hi"}})});
+    outcome.etag = written.headers.get("ETag");
+    await readUntil('"id":"from-the-web"');
+    outcome.streamedChange = true;
+    reader.cancel();
   } catch (error) {
     outcome.failed = String(error);
   }
@@ -114,6 +138,11 @@ class WebAppTests(unittest.TestCase):
         self.assertTrue(outcome["requestID"], "X-Request-Id is exposed to the page")
         self.assertEqual((outcome["errorStatus"], outcome["errorCode"]), (401, "UNAUTHORIZED"))
         self.assertGreaterEqual(outcome["keys"], 1)
+        # The change stream, read by the page, carries the page's own write; If-Match and ETag cross origins.
+        self.assertEqual(outcome["streamStatus"], 200)
+        self.assertEqual(outcome["conflictStatus"], 412)
+        self.assertEqual(outcome["etag"], '"1"')
+        self.assertTrue(outcome.get("streamedChange"))
         # The page's account is the person's: a native sign-in with the same Google account reaches it.
         lanyard = STATE["lanyard"]
         native = httpx.post(f"{lanyard.base}/v1/auth/signin/google",

@@ -185,20 +185,38 @@ final class StreamSet: Sendable {
         let response = try await client.execute(request, deadline: .distantFuture)
         guard response.status == .ok else { throw BenchError("stream refused: \(response.status)") }
         let reader = Task { [self] in
-            // Markers split between two reads are found in the previous read's tail joined to the next.
-            func count(_ marker: String, in text: String) -> Int { text.components(separatedBy: marker).count - 1 }
-            var carry = ""
+            // Counted on the bytes (the load generator shares the machine's cores with the server); a marker
+            // split between two reads is found in the previous read's tail joined to the next.
+            var carry: [UInt8] = []
             do {
                 for try await buffer in response.body {
-                    let text = carry + String(buffer: buffer)
-                    let changes = count("event: change", in: text) - count("event: change", in: carry)
-                    let ready = count("event: ready", in: text) - count("event: ready", in: carry)
-                    carry = String(text.suffix(16))
+                    let bytes = carry + Array(buffer.readableBytesView)
+                    let changes = StreamSet.count(StreamSet.changeMarker, in: bytes) - StreamSet.count(StreamSet.changeMarker, in: carry)
+                    let ready = StreamSet.count(StreamSet.readyMarker, in: bytes) - StreamSet.count(StreamSet.readyMarker, in: carry)
+                    carry = Array(bytes.suffix(16))
                     if changes + ready > 0 { self.counts.withLock { $0.changes += changes; $0.ready += ready } }
                 }
             } catch {}
         }
         readers.withLock { $0.append(reader) }
+    }
+
+    static let changeMarker = Array("event: change".utf8)
+    static let readyMarker = Array("event: ready".utf8)
+
+    static func count(_ marker: [UInt8], in bytes: [UInt8]) -> Int {
+        guard bytes.count >= marker.count else { return 0 }
+        var found = 0
+        var index = 0
+        while index <= bytes.count - marker.count {
+            if bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) {
+                found += 1
+                index += marker.count
+            } else {
+                index += 1
+            }
+        }
+        return found
     }
 
     func closeAll() async {

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// Why a stream ends (reference section 13): the `reason` of its `end` event and the label of its close metric.
@@ -26,6 +27,9 @@ final class FeedWaiter: Sendable {
         var accessChanged = false
         var end: StreamEnd?
         var continuation: CheckedContinuation<Void, Never>?
+        /// Counts waits, so that the timer of a wait that ended early never ends a later one.
+        var generation: UInt64 = 0
+        var timedOut = false
     }
 
     private let state = Mutex(State())
@@ -67,22 +71,24 @@ final class FeedWaiter: Sendable {
         }
     }
 
-    /// Returns when woken or ended (at once when that already happened since the last `take()`), or after
-    /// `timeout`, or when the task is cancelled.
-    func wait(timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.nextWake() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
+    /// Returns when woken or ended (at once when that already happened since the last `take()`), after
+    /// `timeout`, or when the task is cancelled. The timeout is a timer on `eventLoop` (the connection's), not a
+    /// task: an idle reader is a suspended task and nothing else.
+    func wait(timeout: Duration, on eventLoop: any EventLoop) async {
+        let generation = state.withLock { state -> UInt64 in
+            state.generation &+= 1
+            state.timedOut = false
+            return state.generation
         }
-    }
-
-    private func nextWake() async {
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
+                                                             + timeout.components.attoseconds / 1_000_000_000)) {
+            self.timeUp(generation)
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if state.recordsChanged || state.accessChanged || state.end != nil || Task.isCancelled { return true }
+                    if state.recordsChanged || state.accessChanged || state.end != nil || state.timedOut
+                        || Task.isCancelled { return true }
                     state.continuation = continuation
                     return false
                 }
@@ -91,6 +97,16 @@ final class FeedWaiter: Sendable {
         } onCancel: {
             state.withLock { $0.continuation.take() }?.resume()
         }
+        timer.cancel()
+    }
+
+    private func timeUp(_ generation: UInt64) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.generation == generation else { return nil }
+            state.timedOut = true
+            return state.continuation.take()
+        }
+        continuation?.resume()
     }
 }
 

@@ -38,65 +38,56 @@ struct ChangeStream: Sendable {
     /// Writes the stream until it ends; the hub forgets the waiter afterwards, whatever happened.
     func run(_ writer: inout any ResponseBodyWriter) async throws {
         metrics.streamOpened()
-        let pending = PendingWrite()
         var ended = StreamEnd.disconnected
         defer {
             hub.unregister(waiter)
             metrics.streamClosed(reason: ended)
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // The watchdog: a write the client has not taken for `stallTimeout` closes the connection, which fails it.
-            group.addTask { [settings, channel] in
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    if let since = pending.since, ContinuousClock.now - since > settings.stallTimeout {
-                        try? await channel.close()
-                        return
-                    }
-                }
-            }
-            defer { group.cancelAll() }
+        do {
             ended = try await withGracefulShutdownHandler {
-                try await loop(&writer, pending: pending)
+                try await loop(&writer)
             } onGracefulShutdown: { [hub] in
                 hub.shutDown()
             }
+        } catch {
+            // The client went away or stopped reading: nothing more can be written to it.
+            return
         }
         try await writer.finish(nil)
     }
 
-    private func loop(_ writer: inout any ResponseBodyWriter, pending: PendingWrite) async throws -> StreamEnd {
-        var output = Output(metrics: metrics)
+    private func loop(_ writer: inout any ResponseBodyWriter) async throws -> StreamEnd {
+        var output = Output(metrics: metrics, channel: channel, stallTimeout: settings.stallTimeout)
         output.opening()
-        try await output.flush(&writer, pending: pending)
-        guard var cursor = start else { return try await close(.resyncRequired, into: nil, &writer, &output, pending) }
+        try await output.flush(&writer)
+        guard var cursor = start else { return try await close(.resyncRequired, into: nil, &writer, &output) }
         var live = false
         var warned = false
         var lastAccessCheck = ContinuousClock.now
         var lastWrite = ContinuousClock.now
         while true {
             let wake = waiter.take()
-            if let end = wake.end { return try await close(end, into: nil, &writer, &output, pending) }
+            if let end = wake.end { return try await close(end, into: nil, &writer, &output) }
             let now = dependencies.clock.now()
             if now.timeIntervalSince(caller.tokenExpiresAt) > -1 {
-                return try await close(.tokenExpired, into: nil, &writer, &output, pending)
+                return try await close(.tokenExpired, into: nil, &writer, &output)
             }
             if wake.accessChanged || ContinuousClock.now - lastAccessCheck >= settings.reread {
                 lastAccessCheck = ContinuousClock.now
                 if let (end, into) = try await accessEnded() {
-                    return try await close(end, into: into, &writer, &output, pending)
+                    return try await close(end, into: into, &writer, &output)
                 }
             }
             let page: FeedPage
             do {
                 page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
             } catch let error as LanyardError where error.details["reason"] == "resync_required" {
-                return try await close(.resyncRequired, into: nil, &writer, &output, pending)
+                return try await close(.resyncRequired, into: nil, &writer, &output)
             }
             for change in page.changes { output.change(change, live: live, now: now) }
             cursor = page.nextCursor
             if page.hasMore {
-                try await output.flush(&writer, pending: pending)
+                try await output.flush(&writer)
                 lastWrite = ContinuousClock.now
                 continue
             }
@@ -110,10 +101,11 @@ struct ChangeStream: Sendable {
             }
             if output.isEmpty, ContinuousClock.now - lastWrite >= settings.heartbeat { output.heartbeat() }
             if !output.isEmpty {
-                try await output.flush(&writer, pending: pending)
+                try await output.flush(&writer)
                 lastWrite = ContinuousClock.now
             }
-            await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite))
+            await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite),
+                              on: channel.eventLoop)
         }
     }
 
@@ -137,28 +129,20 @@ struct ChangeStream: Sendable {
         }
     }
 
-    private func close(_ reason: StreamEnd, into: String?, _ writer: inout any ResponseBodyWriter, _ output: inout Output,
-                       _ pending: PendingWrite) async throws -> StreamEnd {
+    private func close(_ reason: StreamEnd, into: String?, _ writer: inout any ResponseBodyWriter,
+                       _ output: inout Output) async throws -> StreamEnd {
         output.end(reason, into: into)
-        try await output.flush(&writer, pending: pending)
+        try await output.flush(&writer)
         return reason
     }
-}
-
-/// When the write in progress began, for the stall watchdog; `nil` between writes.
-private final class PendingWrite: Sendable {
-    private let started = Mutex<ContinuousClock.Instant?>(nil)
-
-    var since: ContinuousClock.Instant? { started.withLock { $0 } }
-
-    func begin() { started.withLock { $0 = .now } }
-
-    func end() { started.withLock { $0 = nil } }
 }
 
 /// What the stream has to send before its next write, as SSE text (`text/event-stream`).
 private struct Output {
     let metrics: ServerMetrics
+    /// A write the client has not taken within `stallTimeout` closes the connection, which fails the write.
+    let channel: any Channel
+    let stallTimeout: Duration
     var buffer = ByteBuffer()
 
     var isEmpty: Bool { buffer.readableBytes == 0 }
@@ -197,12 +181,16 @@ private struct Output {
         metrics.streamEvent(name)
     }
 
-    mutating func flush(_ writer: inout any ResponseBodyWriter, pending: PendingWrite) async throws {
+    mutating func flush(_ writer: inout any ResponseBodyWriter) async throws {
         guard !isEmpty else { return }
         let bytes = buffer
         buffer = ByteBuffer()
-        pending.begin()
+        let channel = self.channel
+        let watchdog = channel.eventLoop.scheduleTask(in: .nanoseconds(
+            Int64(stallTimeout.components.seconds) * 1_000_000_000 + stallTimeout.components.attoseconds / 1_000_000_000)) {
+            channel.close(promise: nil)
+        }
+        defer { watchdog.cancel() }
         try await writer.write(bytes)
-        pending.end()
     }
 }

@@ -39,7 +39,7 @@ struct ChangeRoutes {
         if let waiter, page.changes.isEmpty {
             let deadline = ContinuousClock.now + .seconds(wait)
             while page.changes.isEmpty, ContinuousClock.now < deadline {
-                await waiter.wait(timeout: deadline - ContinuousClock.now)
+                await waiter.wait(timeout: deadline - ContinuousClock.now, on: context.channel.eventLoop)
                 let wake = waiter.take()
                 if wake.end != nil { break }
                 if wake.accessChanged, try await FeedAccess.check(userID: caller.userID, sessionID: caller.sessionID,
