@@ -133,11 +133,11 @@ if micro:
 
 if streams:
     print("\n**Change streams** (writes through one instance, the watched stream on the same or, across, the other)\n")
-    print("| db | idle streams | KiB per idle stream | commit-to-event p50 ms | p99 ms | writes/s with streams | without | change |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| db | idle streams | KiB per idle stream | commit-to-event p50 ms | p99 ms | writes/s with streams | without | change | server µs CPU per write with / without |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in streams:
         where = r["database"] + (" (across instances)" if r["cross_instance"] else "")
         loss = 100 * (r["writes_per_second_with_streams"] / r["writes_per_second_without"] - 1) if r["writes_per_second_without"] else 0
         print(f"| {where} | {r['idle_streams']} | {r['kib_per_idle_stream']:.1f} | {r['latency_p50_ms']:.1f} | "
               f"{r['latency_p99_ms']:.1f} | {r['writes_per_second_with_streams']:.0f} | {r['writes_per_second_without']:.0f} | "
-              f"{loss:+.0f}% |")
+              f"{loss:+.0f}% | {r.get('server_cpu_us_per_write_with_streams', 0):.0f} / {r.get('server_cpu_us_per_write_without', 0):.0f} |")

@@ -56,20 +56,21 @@ struct Streams: AsyncParsableCommand {
 
         // Writes to the streams' own accounts (each wakes its stream, which reads and sends the change), then the
         // same with every stream closed.
-        let withStreams = try await writes(client: client, tokens: accounts)
+        let (withStreams, cpuWith) = try await writes(client: client, tokens: accounts)
         let delivered = streams.changesReceived
         await streams.closeAll()
         try await Task.sleep(for: .seconds(2))
-        let withoutStreams = try await writes(client: client, tokens: accounts)
-        print(String(format: "writes: %.0f/s with %d streams open (%d changes delivered), %.0f/s with none", withStreams, idle,
-                     delivered, withoutStreams))
+        let (withoutStreams, cpuWithout) = try await writes(client: client, tokens: accounts)
+        print(String(format: "writes: %.0f/s with %d streams open (%d changes delivered; server %.0f µs CPU per write), "
+                     + "%.0f/s with none (%.0f µs)", withStreams, idle, delivered, cpuWith, withoutStreams, cpuWithout))
         if let json {
             let line: [String: Any] = [
                 "kind": "streams", "database": database, "idle_streams": idle, "server_rss_before_mb": before,
                 "server_rss_after_mb": after, "kib_per_idle_stream": kibPerStream, "cross_instance": streamBase != nil,
                 "latency_p50_ms": p50, "latency_p99_ms": p99, "latency_samples": latencies.count,
                 "writes_per_second_with_streams": withStreams, "writes_per_second_without": withoutStreams,
-                "changes_delivered": delivered,
+                "changes_delivered": delivered, "server_cpu_us_per_write_with_streams": cpuWith,
+                "server_cpu_us_per_write_without": cpuWithout,
             ]
             var data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
             data.append(0x0A)
@@ -107,8 +108,10 @@ struct Streams: AsyncParsableCommand {
         return latencies
     }
 
-    /// Writes per second by `writers` concurrent writers for `writeSeconds`, each to the next account of `tokens`.
-    private func writes(client: HTTPClient, tokens: [String]) async throws -> Double {
+    /// Writes per second by `writers` concurrent writers for `writeSeconds`, each to the next account of `tokens`,
+    /// and the server's CPU per write (its own process: the stream work counts, the load generator's does not).
+    private func writes(client: HTTPClient, tokens: [String]) async throws -> (Double, Double) {
+        let cpuBefore = ProcFS.cpuTimes(of: [serverPid])
         let deadline = ContinuousClock.now + .milliseconds(Int64(writeSeconds * 1000))
         let start = ContinuousClock.now
         let count = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -127,7 +130,9 @@ struct Streams: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = ContinuousClock.now - start
-        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let cpu = ProcFS.cpuSeconds(from: cpuBefore, to: ProcFS.cpuTimes(of: [serverPid])) ?? 0
+        return (Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18),
+                cpu * 1e6 / Double(max(count, 1)))
     }
 
     private func put(client: HTTPClient, token: String, id: String, value: Int) async throws {
