@@ -56,7 +56,7 @@ public struct SignIn: Sendable {
         }
         if let guestID = landed.mergedFrom {
             // The guest's records are now the account's, and the guest's sessions ended with the merge.
-            dependencies.signals.recordsChanged([landed.userID])
+            dependencies.signals.recordsChanged([landed.userID], written: [])
             dependencies.signals.accessChanged([guestID])
         }
         return try await SessionIssuer(dependencies: dependencies).respond(session, account: landed.account,

@@ -3,8 +3,10 @@
 /// the session rows are the truth, so a lost signal delays, never loses. Sent after the commit, never inside the
 /// transaction (a reader woken early would not see the change yet).
 public protocol AccountSignals: Sendable {
-    /// Records the accounts can read were written (a data write, a merge moving records in).
-    func recordsChanged(_ userIDs: [String])
+    /// Records the accounts can read were written (a data write, a merge moving records in). `written` are the
+    /// committed changes themselves when the writer has them (one account's write): a reader on this instance that
+    /// finds them next after its cursor sends them without reading the feed; any gap and it reads.
+    func recordsChanged(_ userIDs: [String], written: [FeedChange])
     /// A session of the accounts ended, or the accounts themselves were disabled, deleted or merged away.
     func accessChanged(_ userIDs: [String])
 }
@@ -12,6 +14,6 @@ public protocol AccountSignals: Sendable {
 /// For tools that run the rules without serving streams (the CLI, tests of services).
 public struct SilentAccountSignals: AccountSignals {
     public init() {}
-    public func recordsChanged(_ userIDs: [String]) {}
+    public func recordsChanged(_ userIDs: [String], written: [FeedChange]) {}
     public func accessChanged(_ userIDs: [String]) {}
 }

@@ -59,6 +59,10 @@ public struct FeedPage: JSONWritable, Sendable {
     public let nextCursor: FeedCursor
     public let hasMore: Bool
 
+    public init(changes: [FeedChange], nextCursor: FeedCursor, hasMore: Bool) {
+        (self.changes, self.nextCursor, self.hasMore) = (changes, nextCursor, hasMore)
+    }
+
     public func write(to writer: inout JSONWriter) {
         writer.object { json in
             json.key("changes"); json.array(changes) { $0.value($1) }

@@ -105,10 +105,10 @@ public struct DataRecords: Sendable {
             let row = try await records.upsert(userID: caller.userID, collection: collection, recordID: id,
                                                version: (existing?.version ?? 0) + 1, updatedAt: dependencies.clock.now(),
                                                data: encoded)
-            return RecordView(row)
+            return row
         }
-        dependencies.signals.recordsChanged([caller.userID])
-        return record
+        dependencies.signals.recordsChanged([caller.userID], written: [FeedChange(record)])
+        return RecordView(record)
     }
 
     /// A record's data as stored: an object, nested at most `maximumNestingDepth` deep, at most
@@ -147,12 +147,11 @@ public struct DataRecords: Sendable {
             if let expectedVersion, expectedVersion != existing.version {
                 throw Self.versionConflict(current: existing.version)
             }
-            return RecordView(try await records.upsert(userID: caller.userID, collection: collection, recordID: id,
-                                                       version: existing.version + 1, updatedAt: dependencies.clock.now(),
-                                                       data: nil))
+            return try await records.upsert(userID: caller.userID, collection: collection, recordID: id,
+                                            version: existing.version + 1, updatedAt: dependencies.clock.now(), data: nil)
         }
-        dependencies.signals.recordsChanged([caller.userID])
-        return tombstone
+        dependencies.signals.recordsChanged([caller.userID], written: [FeedChange(tombstone)])
+        return RecordView(tombstone)
     }
 
     /// `GET /v1/data/{collection}?since=CURSOR&limit=N`.

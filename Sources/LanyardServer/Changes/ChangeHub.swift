@@ -1,3 +1,4 @@
+import LanyardCore
 import NIOCore
 import Synchronization
 
@@ -22,8 +23,14 @@ final class FeedWaiter: Sendable {
     let userID: String
     let id: UInt64
 
+    /// Changes carried by wake-ups, kept for the reader up to this many; past it the reader reads the feed.
+    static let carriedLimit = 32
+
     private struct State {
         var recordsChanged = false
+        /// The committed changes the wake-ups carried, and whether any wake-up came without them.
+        var carried: [FeedChange] = []
+        var uncarried = false
         var accessChanged = false
         var end: StreamEnd?
         var continuation: CheckedContinuation<Void, Never>?
@@ -44,10 +51,21 @@ final class FeedWaiter: Sendable {
         var recordsChanged: Bool
         var accessChanged: Bool
         var end: StreamEnd?
+        var carried: [FeedChange] = []
+        /// Some change may not be in `carried`: read the feed.
+        var uncarried = false
     }
 
-    func wake(records: Bool, access: Bool) {
+    func wake(records: Bool, access: Bool, written: [FeedChange] = []) {
         let continuation = state.withLock { state in
+            if records {
+                if written.isEmpty || state.uncarried || state.carried.count + written.count > Self.carriedLimit {
+                    state.uncarried = true
+                    state.carried = []
+                } else {
+                    state.carried += written
+                }
+            }
             state.recordsChanged = state.recordsChanged || records
             state.accessChanged = state.accessChanged || access
             return state.continuation.take()
@@ -66,8 +84,12 @@ final class FeedWaiter: Sendable {
     /// Takes what happened since the last call, and clears it.
     func take() -> Wake {
         state.withLock { state in
-            defer { (state.recordsChanged, state.accessChanged) = (false, false) }
-            return Wake(recordsChanged: state.recordsChanged, accessChanged: state.accessChanged, end: state.end)
+            defer {
+                (state.recordsChanged, state.accessChanged) = (false, false)
+                (state.carried, state.uncarried) = ([], false)
+            }
+            return Wake(recordsChanged: state.recordsChanged, accessChanged: state.accessChanged, end: state.end,
+                        carried: state.carried, uncarried: state.uncarried)
         }
     }
 
@@ -179,12 +201,13 @@ final class ChangeHub: Sendable {
 
     /// Wakes the accounts' readers; `nil` wakes every reader (a notification listener that reconnected, and may
     /// have missed some).
-    func wake(_ userIDs: [String]?, records: Bool, access: Bool) {
+    /// `written`: the committed changes themselves, when they are one account's and the writer has them.
+    func wake(_ userIDs: [String]?, records: Bool, access: Bool, written: [FeedChange] = []) {
         let woken = state.withLock { state -> [FeedWaiter] in
             guard let userIDs else { return state.waiters.values.flatMap(\.values) }
             return userIDs.flatMap { state.waiters[$0].map { Array($0.values) } ?? [] }
         }
-        for waiter in woken { waiter.wake(records: records, access: access) }
+        for waiter in woken { waiter.wake(records: records, access: access, written: written) }
     }
 
     /// Ends every stream with `shutdown` and refuses new ones: graceful shutdown does not wait on open streams.

@@ -79,10 +79,18 @@ struct ChangeStream: Sendable {
                 }
             }
             let page: FeedPage
-            do {
-                page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
-            } catch let error as LanyardError where error.details["reason"] == "resync_required" {
-                return try await close(.resyncRequired, into: nil, &writer, &output)
+            if live, wake.recordsChanged, !wake.uncarried, let carried = Self.next(wake.carried, after: cursor) {
+                // The wake-up carried exactly what follows the cursor (writes on this instance): no need to read.
+                page = FeedPage(changes: carried, nextCursor: carried.last?.cursor ?? cursor, hasMore: false)
+            } else {
+                do {
+                    page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
+                } catch let error as LanyardError where error.details["reason"] == "resync_required" {
+                    // A feed that went away under the stream (a guest's, merged into an account) says why, if its
+                    // account or session ended, rather than asking for a resync.
+                    let (reason, into) = try await accessEnded() ?? (.resyncRequired, nil)
+                    return try await close(reason, into: into, &writer, &output)
+                }
             }
             for change in page.changes { output.change(change, live: live, now: now) }
             cursor = page.nextCursor
@@ -107,6 +115,18 @@ struct ChangeStream: Sendable {
             await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite),
                               on: channel.eventLoop)
         }
+    }
+
+    /// The carried changes after `cursor` when they follow it without a gap (each the next place of the feed),
+    /// oldest first; `nil` when one is missing, so the feed must be read. Changes at or before the cursor were sent.
+    static func next(_ carried: [FeedChange], after cursor: FeedCursor) -> [FeedChange]? {
+        let ahead = carried.filter { $0.cursor > cursor }.sorted { $0.cursor < $1.cursor }
+        var expected = cursor.sequence + 1
+        for change in ahead {
+            guard change.cursor.sequence == expected else { return nil }
+            expected += 1
+        }
+        return ahead
     }
 
     /// Until the next thing due: a heartbeat, the expiry warning, the expiry itself, the periodic re-read.

@@ -9,8 +9,8 @@ struct HubSignals: AccountSignals {
     let hub: ChangeHub
     let notifier: ChangeNotifier?
 
-    func recordsChanged(_ userIDs: [String]) {
-        hub.wake(userIDs, records: true, access: false)
+    func recordsChanged(_ userIDs: [String], written: [FeedChange]) {
+        hub.wake(userIDs, records: true, access: false, written: written)
         notifier?.send(.records, userIDs)
     }
 
@@ -37,6 +37,9 @@ final class ChangeNotifier: Sendable {
 
     private let database: any DatabaseNotifications
     private let hub: ChangeHub
+    /// Names this instance's notifications, which it ignores when they come back: it woke its readers already,
+    /// with the changes themselves.
+    let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     private let pending = Mutex<(records: Set<String>, access: Set<String>)>(([], []))
     private let trigger: AsyncStream<Void>
     private let triggerContinuation: AsyncStream<Void>.Continuation
@@ -57,26 +60,26 @@ final class ChangeNotifier: Sendable {
         triggerContinuation.yield()
     }
 
-    /// The payloads of what is pending, taken: `r <id> <id>…` or `a <id> <id>…`.
+    /// The payloads of what is pending, taken: `r <instance> <id> <id>…` or `a <instance> <id> <id>…`.
     func takePayloads() -> [String] {
         let (records, access) = pending.withLock { pending in
             defer { pending = ([], []) }
             return (pending.records, pending.access)
         }
-        return Self.payloads(.records, records.sorted()) + Self.payloads(.access, access.sorted())
+        return Self.payloads(.records, records.sorted(), from: instance) + Self.payloads(.access, access.sorted(), from: instance)
     }
 
-    static func payloads(_ kind: Kind, _ userIDs: [String]) -> [String] {
+    static func payloads(_ kind: Kind, _ userIDs: [String], from instance: String) -> [String] {
         stride(from: 0, to: userIDs.count, by: idsPerNotification).map { start in
-            ([kind.rawValue] + userIDs[start..<min(start + idsPerNotification, userIDs.count)]).joined(separator: " ")
+            ([kind.rawValue, instance] + userIDs[start..<min(start + idsPerNotification, userIDs.count)]).joined(separator: " ")
         }
     }
 
-    /// What a payload asks: wake the accounts' readers for records or for access.
-    static func parse(_ payload: String) -> (Kind, [String])? {
+    /// What a payload asks: wake the accounts' readers for records or for access; and which instance sent it.
+    static func parse(_ payload: String) -> (Kind, instance: String, [String])? {
         let words = payload.split(separator: " ").map(String.init)
-        guard let first = words.first, let kind = Kind(rawValue: first) else { return nil }
-        return (kind, Array(words.dropFirst()))
+        guard words.count >= 2, let kind = Kind(rawValue: words[0]) else { return nil }
+        return (kind, words[1], Array(words.dropFirst(2)))
     }
 
     /// Sends what is pending whenever there is some.
@@ -95,8 +98,8 @@ final class ChangeNotifier: Sendable {
     func listen() async {
         await database.listen(channel: Self.channel, listening: { [hub] in
             hub.wake(nil, records: true, access: true)
-        }, received: { [hub] payload in
-            guard let (kind, userIDs) = Self.parse(payload) else { return }
+        }, received: { [hub, instance] payload in
+            guard let (kind, sender, userIDs) = Self.parse(payload), sender != instance else { return }
             hub.wake(userIDs, records: kind == .records, access: kind == .access)
         })
     }

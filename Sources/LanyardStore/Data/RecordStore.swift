@@ -13,6 +13,13 @@ public struct RecordRow: Sendable, Equatable {
     /// The record's JSON object, as text; `nil` for a tombstone.
     public var data: String?
 
+    init(userID: String, collection: String, recordID: String, version: Int64, updatedAt: Date, changeSequence: Int64,
+         feedSequence: Int64, deleted: Bool, data: String?) {
+        (self.userID, self.collection, self.recordID, self.version) = (userID, collection, recordID, version)
+        (self.updatedAt, self.changeSequence, self.feedSequence) = (updatedAt, changeSequence, feedSequence)
+        (self.deleted, self.data) = (deleted, data)
+    }
+
     init(row: SQLRow) throws {
         userID = try row.string("user_id")
         collection = try row.string("collection")

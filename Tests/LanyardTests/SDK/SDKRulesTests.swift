@@ -84,3 +84,28 @@ import Testing
         #expect(session.sessionID == "0192-abc")
     }
 }
+
+/// The SDK's reading of Server-Sent Events, fed as the network delivers them.
+@Suite struct ServerSentEventParserTests {
+    @Test func eventsAreSplitOnBlankLinesWhateverTheChunksAndLineEnds() {
+        var parser = ServerSentEventParser()
+        let stream = "retry: 2000\r\n: a comment\r\n\r\nevent: change\nid: 7\ndata: {\"a\":\ndata: 1}\n\nevent: ready\ndata: {}\n\n"
+        var events: [ServerSentEvent] = []
+        for byte in Array(stream.utf8) { events += parser.feed([byte]) }
+        #expect(events == [ServerSentEvent(name: "change", id: "7", data: "{\"a\":\n1}"),
+                           ServerSentEvent(name: "ready", id: nil, data: "{}")])
+        #expect(parser.feed(Array("event: end\ndata: {\"reason\":\"shutdown\"}".utf8)).isEmpty)
+        #expect(parser.feed(Array("\n\n".utf8)).map(\.name) == ["end"])
+    }
+
+    @Test func aChangeEventBecomesALiveChange() throws {
+        let event = ServerSentEvent(name: "change", id: "12", data: """
+            {"collection":"notes","id":"n1","version":3,"updated_at":"2026-11-26T08:00:00.123Z","deleted":false,\
+            "data":{"text":"hi"},"group_id":null,"shared_by":null}
+            """)
+        let change = try #require(LiveChange(event: event))
+        #expect(change.cursor == "12" && change.collection == "notes" && change.version == 3 && !change.isDeleted)
+        #expect(try change.value(as: [String: String].self) == ["text": "hi"])
+        #expect(LiveChange(event: ServerSentEvent(name: "ready", id: nil, data: "{}")) == nil)
+    }
+}
