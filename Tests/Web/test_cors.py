@@ -62,7 +62,7 @@ PAGE = b"""<!doctype html>
     };
     await readUntil("event: ready");
     const put = await fetch(server + "/v1/data/notes/from-the-web", {method: "PUT",
-      headers: {...auth, "Content-Type": "application/json", "If-Match": "\"0\""}, body: JSON.stringify({data: {text: "hi"}})});
+      headers: {...auth, "Content-Type": "application/json", "If-Match": '"0"'}, body: JSON.stringify({data: {text: "hi"}})});
     outcome.conflictStatus = put.status;
     const written = await fetch(server + "/v1/data/notes/from-the-web", {method: "PUT",
       headers: {...auth, "Content-Type": "application/json"}, body: JSON.stringify({data: {text: "hi"}})});
