@@ -118,15 +118,7 @@ struct Load: AsyncParsableCommand {
                 if let json {
                     let encoder = JSONEncoder()
                     encoder.keyEncodingStrategy = .convertToSnakeCase
-                    var line = try encoder.encode(result)
-                    line.append(0x0A)
-                    if let handle = FileHandle(forWritingAtPath: json) {
-                        handle.seekToEndOfFile()
-                        handle.write(line)
-                        try handle.close()
-                    } else {
-                        _ = FileManager.default.createFile(atPath: json, contents: line)
-                    }
+                    try appendLine(try encoder.encode(result), to: json)
                 }
             }
         }
@@ -176,5 +168,18 @@ struct Setup {
             next = batch.upperBound
         }
         return sessions
+    }
+}
+
+/// Appends `line` and a newline to the JSON-lines file at `path`, creating it.
+func appendLine(_ line: Data, to path: String) throws {
+    var line = line
+    line.append(0x0A)
+    if let handle = FileHandle(forWritingAtPath: path) {
+        handle.seekToEndOfFile()
+        handle.write(line)
+        try handle.close()
+    } else {
+        _ = FileManager.default.createFile(atPath: path, contents: line)
     }
 }

@@ -72,15 +72,7 @@ struct Streams: AsyncParsableCommand {
                 "changes_delivered": delivered, "server_cpu_us_per_write_with_streams": cpuWith,
                 "server_cpu_us_per_write_without": cpuWithout,
             ]
-            var data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
-            data.append(0x0A)
-            if let handle = FileHandle(forWritingAtPath: json) {
-                handle.seekToEndOfFile()
-                handle.write(data)
-                try handle.close()
-            } else {
-                _ = FileManager.default.createFile(atPath: json, contents: data)
-            }
+            try appendLine(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), to: json)
         }
     }
 

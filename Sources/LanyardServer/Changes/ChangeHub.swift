@@ -102,10 +102,7 @@ final class FeedWaiter: Sendable {
             state.timedOut = false
             return state.generation
         }
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
-                                                             + timeout.components.attoseconds / 1_000_000_000)) {
-            self.timeUp(generation)
-        }
+        let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) { self.timeUp(generation) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
@@ -217,5 +214,12 @@ final class ChangeHub: Sendable {
             return state.waiters.values.flatMap(\.values)
         }
         for waiter in all { waiter.end(.shutdown) }
+    }
+}
+
+extension TimeAmount {
+    /// `duration` for NIO's timers, to the nanosecond.
+    init(_ duration: Duration) {
+        self = .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }

@@ -4,7 +4,6 @@ import LanyardCore
 import LanyardSupport
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 
 /// The stream's timing (reference section 13); tests shorten them.
 struct StreamSettings: Sendable {
@@ -206,10 +205,7 @@ private struct Output {
         let bytes = buffer
         buffer = ByteBuffer()
         let channel = self.channel
-        let watchdog = channel.eventLoop.scheduleTask(in: .nanoseconds(
-            Int64(stallTimeout.components.seconds) * 1_000_000_000 + stallTimeout.components.attoseconds / 1_000_000_000)) {
-            channel.close(promise: nil)
-        }
+        let watchdog = channel.eventLoop.scheduleTask(in: TimeAmount(stallTimeout)) { channel.close(promise: nil) }
         defer { watchdog.cancel() }
         try await writer.write(bytes)
     }
