@@ -45,8 +45,7 @@ public struct FeedChange: JSONWritable, Sendable {
             json.key("version"); json.integer(record.version)
             json.key("updated_at"); json.date(record.updatedAt)
             json.key("deleted"); json.bool(record.deleted)
-            json.key("data")
-            if let data = record.data { json.raw(json: data) } else { json.string(nil) }
+            json.key("data"); json.raw(json: record.data)
             json.key("group_id"); json.string(nil)
             json.key("shared_by"); json.string(nil)
         }

@@ -29,8 +29,7 @@ public struct RecordView: JSONWritable, Sendable {
             json.key("version"); json.integer(version)
             json.key("updated_at"); json.date(updatedAt)
             if deleted { json.key("deleted"); json.bool(true) }
-            json.key("data")
-            if let data { json.raw(json: data) } else { json.string(nil) }
+            json.key("data"); json.raw(json: data)
         }
     }
 }

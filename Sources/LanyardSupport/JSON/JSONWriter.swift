@@ -99,8 +99,9 @@ public struct JSONWriter {
         }
     }
 
-    /// JSON text written earlier by this writer (a stored record), copied as it is.
-    public mutating func raw(json text: String) {
+    /// JSON text written earlier by this writer (a stored record), copied as it is; `null` for nil (a tombstone).
+    public mutating func raw(json text: String?) {
+        guard let text else { return string(nil) }
         separate()
         bytes.append(contentsOf: text.utf8)
     }
