@@ -34,9 +34,12 @@ final class FeedWaiter: Sendable {
         var accessChanged = false
         var end: StreamEnd?
         var continuation: CheckedContinuation<Void, Never>?
-        /// Counts waits, so that the timer of a wait that ended early never ends a later one.
-        var generation: UInt64 = 0
         var timedOut = false
+        /// The pending timer, kept across waits: a wait that ends no sooner reuses it, so a reader woken by every
+        /// commit schedules no timer per wake-up. `timerID` tells a replaced timer that fired anyway from the current one.
+        var timer: Scheduled<Void>?
+        var timerDeadline: NIODeadline?
+        var timerID: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -93,16 +96,27 @@ final class FeedWaiter: Sendable {
         }
     }
 
-    /// Returns when woken or ended (at once when that already happened since the last `take()`), after
-    /// `timeout`, or when the task is cancelled. The timeout is a timer on `eventLoop` (the connection's), not a
-    /// task: an idle reader is a suspended task and nothing else.
+    /// Returns when woken or ended (at once when that already happened since the last `take()`), at the latest
+    /// after `timeout`, or when the task is cancelled. The timeout is a timer on `eventLoop` (the connection's), not
+    /// a task: an idle reader is a suspended task and nothing else. A timer still pending from an earlier wait that
+    /// fires no later is kept, so the wait may end early: the reader then finds nothing new and waits again.
     func wait(timeout: Duration, on eventLoop: any EventLoop) async {
-        let generation = state.withLock { state -> UInt64 in
-            state.generation &+= 1
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        let (replaced, newTimerID) = state.withLock { state -> (Scheduled<Void>?, UInt64?) in
             state.timedOut = false
-            return state.generation
+            if let pending = state.timerDeadline, pending <= deadline { return (nil, nil) }
+            state.timerID &+= 1
+            state.timerDeadline = deadline
+            defer { state.timer = nil }
+            return (state.timer, state.timerID)
         }
-        let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) { self.timeUp(generation) }
+        replaced?.cancel()
+        if let newTimerID {
+            let timer = eventLoop.scheduleTask(deadline: deadline) { self.timeUp(newTimerID) }
+            state.withLock { state in
+                if state.timerID == newTimerID, state.timerDeadline != nil { state.timer = timer }
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
@@ -116,12 +130,20 @@ final class FeedWaiter: Sendable {
         } onCancel: {
             state.withLock { $0.continuation.take() }?.resume()
         }
-        timer.cancel()
     }
 
-    private func timeUp(_ generation: UInt64) {
+    /// Cancels the pending timer: the reader is done.
+    func close() {
+        state.withLock { state in
+            state.timerDeadline = nil
+            return state.timer.take()
+        }?.cancel()
+    }
+
+    private func timeUp(_ timerID: UInt64) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.generation == generation else { return nil }
+            guard state.timerID == timerID, state.timerDeadline != nil else { return nil }
+            (state.timer, state.timerDeadline) = (nil, nil)
             state.timedOut = true
             return state.continuation.take()
         }
@@ -185,6 +207,7 @@ final class ChangeHub: Sendable {
     }
 
     func unregister(_ waiter: FeedWaiter) {
+        waiter.close()
         state.withLock { state in
             state.waiters[waiter.userID]?[waiter.id] = nil
             if state.waiters[waiter.userID]?.isEmpty == true { state.waiters[waiter.userID] = nil }

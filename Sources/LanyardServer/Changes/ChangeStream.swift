@@ -11,8 +11,6 @@ struct StreamSettings: Sendable {
     var heartbeat: Duration = .seconds(15)
     /// The feed and the session are read again at least this often, woken or not: a lost wake-up delays, never loses.
     var reread: Duration = .seconds(30)
-    /// A stream whose write has waited this long for the client is closed.
-    var stallTimeout: Duration = .seconds(30)
     /// `token_expiring` this long before the access token's `exp`.
     var expiryWarning: TimeInterval = 60
     /// Changes per read of the feed: what a stream holds for a client that stops reading.
@@ -27,6 +25,7 @@ struct ChangeStream: Sendable {
     let caller: Caller
     let waiter: FeedWaiter
     let hub: ChangeHub
+    let stalls: StreamStalls
     let dependencies: CoreDependencies
     let settings: StreamSettings
     let metrics: ServerMetrics
@@ -56,13 +55,16 @@ struct ChangeStream: Sendable {
     }
 
     private func loop(_ writer: inout any ResponseBodyWriter) async throws -> StreamEnd {
-        var output = Output(metrics: metrics, channel: channel, stallTimeout: settings.stallTimeout)
+        let watch = stalls.watch(channel)
+        defer { stalls.forget(watch) }
+        var output = Output(metrics: metrics, watch: watch)
         output.opening()
         try await output.flush(&writer)
         guard var cursor = start else { return try await close(.resyncRequired, into: nil, &writer, &output) }
         var live = false
         var warned = false
         var lastAccessCheck = ContinuousClock.now
+        var lastRead = ContinuousClock.now
         var lastWrite = ContinuousClock.now
         while true {
             let wake = waiter.take()
@@ -81,7 +83,11 @@ struct ChangeStream: Sendable {
             if live, wake.recordsChanged, !wake.uncarried, let carried = Self.next(wake.carried, after: cursor) {
                 // The wake-up carried exactly what follows the cursor (writes on this instance): no need to read.
                 page = FeedPage(changes: carried, nextCursor: carried.last?.cursor ?? cursor, hasMore: false)
+            } else if live, !wake.recordsChanged, ContinuousClock.now - lastRead < settings.reread {
+                // A heartbeat, a timer or an access change: nothing was written, and the periodic re-read is not due.
+                page = FeedPage(changes: [], nextCursor: cursor, hasMore: false)
             } else {
+                lastRead = ContinuousClock.now
                 do {
                     page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
                 } catch let error as LanyardError where error.details["reason"] == "resync_required" {
@@ -111,8 +117,9 @@ struct ChangeStream: Sendable {
                 try await output.flush(&writer)
                 lastWrite = ContinuousClock.now
             }
-            await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite),
-                              on: channel.eventLoop)
+            let due = min(lastRead, lastAccessCheck) + settings.reread
+            await waiter.wait(timeout: idleWait(now: dependencies.clock.now(), warned: warned, lastWrite: lastWrite,
+                                                rereadDue: due), on: channel.eventLoop)
         }
     }
 
@@ -129,8 +136,10 @@ struct ChangeStream: Sendable {
     }
 
     /// Until the next thing due: a heartbeat, the expiry warning, the expiry itself, the periodic re-read.
-    private func idleWait(now: Date, warned: Bool, lastWrite: ContinuousClock.Instant) -> Duration {
-        var wait = min(settings.heartbeat - (ContinuousClock.now - lastWrite), settings.reread)
+    private func idleWait(now: Date, warned: Bool, lastWrite: ContinuousClock.Instant,
+                          rereadDue: ContinuousClock.Instant) -> Duration {
+        let clock = ContinuousClock.now
+        var wait = min(settings.heartbeat - (clock - lastWrite), rereadDue - clock)
         let untilExpiry = caller.tokenExpiresAt.timeIntervalSince(now)
         let untilWarning = warned ? untilExpiry : untilExpiry - settings.expiryWarning
         wait = min(wait, .milliseconds(Int64(max(0, untilWarning) * 1000)))
@@ -159,9 +168,8 @@ struct ChangeStream: Sendable {
 /// What the stream has to send before its next write, as SSE text (`text/event-stream`).
 private struct Output {
     let metrics: ServerMetrics
-    /// A write the client has not taken within `stallTimeout` closes the connection, which fails the write.
-    let channel: any Channel
-    let stallTimeout: Duration
+    /// A write the client has not taken within the stall timeout closes the connection, which fails the write.
+    let watch: StreamStalls.Watch
     var buffer = ByteBuffer()
 
     var isEmpty: Bool { buffer.readableBytes == 0 }
@@ -204,9 +212,8 @@ private struct Output {
         guard !isEmpty else { return }
         let bytes = buffer
         buffer = ByteBuffer()
-        let channel = self.channel
-        let watchdog = channel.eventLoop.scheduleTask(in: TimeAmount(stallTimeout)) { channel.close(promise: nil) }
-        defer { watchdog.cancel() }
+        watch.writing()
+        defer { watch.written() }
         try await writer.write(bytes)
     }
 }

@@ -8,6 +8,7 @@ import LanyardCore
 struct ChangeRoutes {
     let api: APIContext
     let hub: ChangeHub
+    let stalls: StreamStalls
     let settings: StreamSettings
     static let maximumWait = 30
 
@@ -66,7 +67,7 @@ struct ChangeRoutes {
             throw LanyardError(.serviceUnavailable, "This server holds as many streams as it may; try again shortly",
                                retryAfter: 5)
         }
-        let stream = ChangeStream(caller: caller, waiter: waiter, hub: hub, dependencies: api.dependencies, settings: settings,
+        let stream = ChangeStream(caller: caller, waiter: waiter, hub: hub, stalls: stalls, dependencies: api.dependencies, settings: settings,
                                   metrics: api.metrics, channel: context.channel, start: start)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
                                    .xAccelBuffering: "no"]

@@ -26,6 +26,7 @@ public struct LanyardRuntime: Sendable {
     public let logger: Logger
     /// This instance's live readers of change feeds, and, on PostgreSQL, how the other instances hear of changes.
     let changeHub: ChangeHub
+    let streamStalls: StreamStalls
     let changeNotifier: ChangeNotifier?
 
     public static func start(configuration: LanyardConfiguration, logger: Logger,
@@ -74,7 +75,9 @@ public struct LanyardRuntime: Sendable {
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, metrics: ServerMetrics(), apple: apple,
                               appleEmulator: appleEmulator,
-                              httpClient: httpClient, logger: logger, changeHub: changeHub, changeNotifier: changeNotifier)
+                              httpClient: httpClient, logger: logger, changeHub: changeHub,
+                              streamStalls: StreamStalls(timeout: .milliseconds(Int64(configuration.streamStallTimeout * 1000))),
+                              changeNotifier: changeNotifier)
     }
 
     /// The configured Apple key, or in dev mode one made for the emulator (kept in the data directory), and where
