@@ -26,6 +26,9 @@ public struct CoreDependencies: Sendable {
     public let userIDStrategy: LanyardConfiguration.UserIDStrategy
     /// Whether account events go to the webhook outbox (`LANYARD_WEBHOOK_URL` is set).
     public let webhooksEnabled: Bool
+    /// Groups' limits (reference section 14).
+    public let groupMaxMembers: Int
+    public let groupsPerAccount: Int
     /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
     let refreshSuccessorKey: [UInt8]
     /// Wakes an account's live readers after a commit (the server's change hub); silent elsewhere.
@@ -46,6 +49,8 @@ public struct CoreDependencies: Sendable {
         self.rateLimiter = rateLimiter
         self.refreshTokenTTL = configuration.refreshTokenTTL
         self.refreshReuseGrace = configuration.refreshReuseGrace
+        self.groupMaxMembers = configuration.groupMaxMembers
+        self.groupsPerAccount = configuration.groupsPerAccount
         self.reauthWindow = configuration.reauthWindow
         self.userIDStrategy = configuration.userIDStrategy
         self.webhooksEnabled = configuration.webhookURL != nil

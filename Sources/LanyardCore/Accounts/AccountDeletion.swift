@@ -28,7 +28,7 @@ public struct AccountDeletion: Sendable {
                         missing: LanyardError) async throws {
         let dependencies = self.dependencies
         // Retried when a concurrent request that locked one of the account's rows first made it deadlock.
-        try await dependencies.database.transactionRetryingConflicts { connection in
+        let affected = try await dependencies.database.transactionRetryingConflicts { connection in
             let users = UserStore(connection)
             guard try await users.findForUpdate(id: userID) != nil else { throw missing }
             let providers = try await IdentityStore(connection).list(userID: userID).map(\.provider)
@@ -36,13 +36,16 @@ public struct AccountDeletion: Sendable {
             if providers.contains(Provider.apple.rawValue) {
                 try await AppleTokenStore(connection).scheduleRevocation(userID: userID, at: dependencies.clock.now())
             }
+            // Memberships go now, and the groups it owned pass on or dissolve (reference section 14).
+            let affected = try await GroupLifecycle.accountDeleting(userID, connection, dependencies, clientIP: client.ip)
             // Identities, sessions and refresh tokens go with the account (ON DELETE CASCADE).
             try await users.delete(id: userID)
             var details = ["providers": providers.joined(separator: ",")]
             details["actor"] = actor
             try await dependencies.audit(connection, at: dependencies.clock.now(), clientIP: client.ip)
                 .write(.userDeleted, userID: userID, sessionID: sessionID, details: details)
+            return affected
         }
-        dependencies.signals.accessChanged([userID])
+        dependencies.signals.accessChanged([userID] + affected)
     }
 }

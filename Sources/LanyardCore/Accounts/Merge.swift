@@ -17,7 +17,7 @@ public struct AccountMerge: Sendable {
     }
 
     public static let defaultSteps: [any MergeStep] = [ProfileMergeStep(), UserMetadataMergeStep(), RecordsMergeStep(),
-                                                       SessionsMergeStep()]
+                                                       GroupsMergeStep(), SessionsMergeStep()]
 
     func merge(anonymous: UserRecord, into targetID: String, connection: any DatabaseConnection,
                audit: AuditLog, now: Date) async throws {

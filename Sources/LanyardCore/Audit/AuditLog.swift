@@ -21,6 +21,14 @@ public enum AuditEvent: String, Sendable {
     case userEnabled = "user.enabled"
     /// Apple said the person revoked their consent (a server-to-server notification).
     case identityRevoked = "identity.revoked"
+    // Groups (reference section 14); each names the group and its actor.
+    case groupCreated = "group.created"
+    case groupUpdated = "group.updated"
+    case groupDeleted = "group.deleted"
+    case groupMemberJoined = "group.member_joined"
+    case groupMemberRemoved = "group.member_removed"
+    case groupMemberRoleChanged = "group.member_role_changed"
+    case groupOwnershipTransferred = "group.ownership_transferred"
 }
 
 public struct AuditLog: Sendable {

@@ -103,8 +103,8 @@ public struct ChangeFeed: Sendable {
     public func page(userID: String, after cursor: FeedCursor, limit: Int) async throws -> FeedPage {
         let rows = try await dependencies.database.read { connection in
             let records = RecordStore(connection)
-            let rows = try await records.feed(userID: userID, after: cursor.sequence, limit: limit + 1)
-            if rows.isEmpty, cursor.sequence > 0, try await records.lastFeedSequence(userID: userID) < cursor.sequence {
+            let rows = try await records.feed(ownerID: userID, after: cursor.sequence, limit: limit + 1)
+            if rows.isEmpty, cursor.sequence > 0, try await records.lastFeedSequence(ownerID: userID) < cursor.sequence {
                 return nil as [RecordRow]?
             }
             return rows

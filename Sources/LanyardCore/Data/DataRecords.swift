@@ -12,14 +12,21 @@ public struct RecordView: JSONWritable, Sendable {
     public var deleted: Bool
     /// The record's JSON object as stored; `nil` for a tombstone.
     public var data: String?
+    /// A group record's group, author and last writer (reference section 14); absent for an account's own records.
+    public var groupID: String?
+    public var createdBy: String?
+    public var updatedBy: String?
 
-    init(_ row: RecordRow) {
+    init(_ row: RecordRow, groupID: String? = nil) {
         id = row.recordID
         collection = row.collection
         version = row.version
         updatedAt = row.updatedAt
         deleted = row.deleted
         data = row.data
+        self.groupID = groupID
+        createdBy = row.createdBy
+        updatedBy = row.updatedBy
     }
 
     public func write(to writer: inout JSONWriter) {
@@ -30,6 +37,11 @@ public struct RecordView: JSONWritable, Sendable {
             json.key("updated_at"); json.date(updatedAt)
             if deleted { json.key("deleted"); json.bool(true) }
             json.key("data"); json.raw(json: data)
+            if let groupID {
+                json.key("group_id"); json.string(groupID)
+                json.key("created_by"); json.string(createdBy)
+                json.key("updated_by"); json.string(updatedBy)
+            }
         }
     }
 }
@@ -90,24 +102,24 @@ public struct DataRecords: Sendable {
 
     /// `PUT /v1/data/{collection}/{id}`; `expectedVersion` comes from `If-Match`.
     public func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
-        try Self.validate(collection: collection, id: id)
-        let encoded = try Self.encode(data)
-        let dependencies = self.dependencies
-        let record = try await dependencies.database.transaction { connection in
-            try await Self.lockOwner(caller, connection)
-            let records = RecordStore(connection)
-            let existing = try await records.find(userID: caller.userID, collection: collection, recordID: id)
-            if let expectedVersion {
-                let current = existing.flatMap { $0.deleted ? nil : $0.version }
-                guard current == expectedVersion else { throw Self.versionConflict(current: current) }
-            }
-            let row = try await records.upsert(userID: caller.userID, collection: collection, recordID: id,
-                                               version: (existing?.version ?? 0) + 1, updatedAt: dependencies.clock.now(),
-                                               data: encoded)
-            return row
-        }
-        dependencies.signals.recordsChanged([caller.userID], written: [FeedChange(record)])
-        return RecordView(record)
+        try await RecordOperations(dependencies, PersonalRecords(caller: caller))
+            .put(collection: collection, id: id, data: data, expectedVersion: expectedVersion)
+    }
+
+    public func get(collection: String, id: String, caller: Caller) async throws -> RecordView {
+        try await RecordOperations(dependencies, PersonalRecords(caller: caller)).get(collection: collection, id: id)
+    }
+
+    /// Leaves a tombstone (a new version with no data) so other devices learn of the deletion.
+    public func delete(collection: String, id: String, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
+        try await RecordOperations(dependencies, PersonalRecords(caller: caller))
+            .delete(collection: collection, id: id, expectedVersion: expectedVersion)
+    }
+
+    /// `GET /v1/data/{collection}?since=CURSOR&limit=N`.
+    public func changes(collection: String, since cursor: String?, limit: Int?, caller: Caller) async throws -> ChangesPage {
+        try await RecordOperations(dependencies, PersonalRecords(caller: caller))
+            .changes(collection: collection, since: cursor, limit: limit)
     }
 
     /// A record's data as stored: an object, nested at most `maximumNestingDepth` deep, at most
@@ -123,58 +135,6 @@ public struct DataRecords: Sendable {
         writer.json(data)
         guard writer.bytes.count <= maximumRecordBytes else { throw LanyardError.payloadTooLarge(limit: maximumRecordBytes) }
         return String(decoding: writer.bytes, as: UTF8.self)
-    }
-
-    public func get(collection: String, id: String, caller: Caller) async throws -> RecordView {
-        try Self.validate(collection: collection, id: id)
-        let row = try await dependencies.database.read { connection in
-            try await RecordStore(connection).find(userID: caller.userID, collection: collection, recordID: id)
-        }
-        guard let row, !row.deleted else { throw LanyardError.notFound("No such record") }
-        return RecordView(row)
-    }
-
-    /// Leaves a tombstone (a new version with no data) so other devices learn of the deletion.
-    public func delete(collection: String, id: String, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
-        try Self.validate(collection: collection, id: id)
-        let dependencies = self.dependencies
-        let tombstone = try await dependencies.database.transaction { connection in
-            try await Self.lockOwner(caller, connection)
-            let records = RecordStore(connection)
-            guard let existing = try await records.find(userID: caller.userID, collection: collection, recordID: id),
-                  !existing.deleted else { throw LanyardError.notFound("No such record") }
-            if let expectedVersion, expectedVersion != existing.version {
-                throw Self.versionConflict(current: existing.version)
-            }
-            return try await records.upsert(userID: caller.userID, collection: collection, recordID: id,
-                                            version: existing.version + 1, updatedAt: dependencies.clock.now(), data: nil)
-        }
-        dependencies.signals.recordsChanged([caller.userID], written: [FeedChange(tombstone)])
-        return RecordView(tombstone)
-    }
-
-    /// `GET /v1/data/{collection}?since=CURSOR&limit=N`.
-    public func changes(collection: String, since cursor: String?, limit: Int?, caller: Caller) async throws -> ChangesPage {
-        try Self.validate(collection: collection, id: nil)
-        var after: Int64 = 0
-        if let cursor, !cursor.isEmpty {
-            guard let parsed = Int64(cursor), parsed >= 0 else {
-                throw LanyardError.invalidRequest(field: "since", "since must be a cursor returned as next_cursor")
-            }
-            after = parsed
-        }
-        let pageSize = limit ?? 100
-        guard (1...Self.maximumPageSize).contains(pageSize) else {
-            throw LanyardError.invalidRequest(field: "limit", "limit must be from 1 to \(Self.maximumPageSize)")
-        }
-        let start = after
-        let rows = try await dependencies.database.read { connection in
-            try await RecordStore(connection).changes(userID: caller.userID, collection: collection, after: start,
-                                                      limit: pageSize + 1)
-        }
-        let page = Array(rows.prefix(pageSize))
-        return ChangesPage(records: page.map(RecordView.init),
-                           nextCursor: String(page.last?.changeSequence ?? after), hasMore: rows.count > pageSize)
     }
 
     /// Serializes an account's writes (the change sequence is per account) and refuses ended accounts.
@@ -196,8 +156,8 @@ struct RecordsMergeStep: MergeStep {
     func move(from anonymousID: String, into targetID: String, connection: any DatabaseConnection,
               audit: AuditLog, now: Date) async throws {
         let records = RecordStore(connection)
-        for incoming in try await records.all(userID: anonymousID) {
-            let existing = try await records.find(userID: targetID, collection: incoming.collection, recordID: incoming.recordID)
+        for incoming in try await records.all(ownerID: anonymousID) {
+            let existing = try await records.find(ownerID: targetID, collection: incoming.collection, recordID: incoming.recordID)
             if let existing, existing.updatedAt >= incoming.updatedAt {
                 try await audit.write(.mergeRecordReplaced, userID: targetID, details: Self.loser(incoming, kept: "target"))
                 continue
@@ -205,15 +165,15 @@ struct RecordsMergeStep: MergeStep {
             if let existing {
                 try await audit.write(.mergeRecordReplaced, userID: targetID, details: Self.loser(existing, kept: "guest"))
             }
-            try await records.upsert(userID: targetID, collection: incoming.collection, recordID: incoming.recordID,
+            try await records.upsert(ownerID: targetID, collection: incoming.collection, recordID: incoming.recordID,
                                      version: max(existing?.version ?? 0, incoming.version) + 1,
                                      updatedAt: incoming.updatedAt, data: incoming.data)
         }
-        try await records.deleteAll(userID: anonymousID)
+        try await records.deleteAll(ownerID: anonymousID)
     }
 
     static func loser(_ row: RecordRow, kept: String) -> [String: String] {
-        ["collection": row.collection, "id": row.recordID, "from_account": row.userID, "kept": kept,
+        ["collection": row.collection, "id": row.recordID, "from_account": row.ownerID, "kept": kept,
          "discarded_updated_at": String(row.updatedAt.unixMilliseconds), "discarded_data": row.data ?? "null"]
     }
 }

@@ -21,6 +21,10 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case forbidden = "FORBIDDEN"
         case versionConflict = "VERSION_CONFLICT"
         case accountDisabled = "ACCOUNT_DISABLED"
+        case inviteUnusable = "INVITE_UNUSABLE"
+        case groupLimit = "GROUP_LIMIT"
+        case insufficientRole = "INSUFFICIENT_ROLE"
+        case ownerMustTransfer = "OWNER_MUST_TRANSFER"
         case internalError = "INTERNAL_ERROR"
         case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
@@ -29,9 +33,10 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
             case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
                  .reauthenticationRequired: 401
-            case .forbidden, .accountDisabled: 403
+            case .forbidden, .accountDisabled, .insufficientRole: 403
             case .notFound, .providerNotLinked: 404
-            case .providerConflict: 409
+            case .providerConflict, .groupLimit, .ownerMustTransfer: 409
+            case .inviteUnusable: 410
             case .versionConflict: 412
             case .payloadTooLarge: 413
             case .rateLimited: 429

@@ -10,6 +10,8 @@ public struct RateLimiter: Sendable {
         case signIn = "signin"
         /// Admin requests with a wrong or missing key.
         case adminKey = "admin_key"
+        /// Wrong invite codes (previewed or accepted), per account and per client IP.
+        case inviteCode = "invite_code"
     }
 
     let database: any Database
@@ -57,6 +59,7 @@ public struct RateLimiter: Sendable {
         case .anonymous: settings.anonymous
         case .signIn: settings.signIn
         case .adminKey: settings.adminKey
+        case .inviteCode: settings.inviteCode
         }
     }
 

@@ -25,6 +25,8 @@ public struct WebhookOutbox: Sendable {
         case .identityRevoked: "identity.revoked"
         case .accountMerged: "account.merged"
         case .refreshReuseDetected: "session.reuse_detected"
+        case .groupCreated, .groupUpdated, .groupDeleted, .groupMemberJoined, .groupMemberRemoved,
+             .groupMemberRoleChanged, .groupOwnershipTransferred: event.rawValue
         case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated: nil
         }
     }

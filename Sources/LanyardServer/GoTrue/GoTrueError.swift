@@ -58,6 +58,9 @@ struct GoTrueError: Error, Equatable {
         case .forbidden: return GoTrueError(status: 403, code: "forbidden", message: message)
         case .versionConflict: return GoTrueError(status: 412, code: "version_conflict", message: message)
         case .accountDisabled: return GoTrueError(status: 403, code: "user_banned", message: message)
+        // Groups are not part of GoTrue's API; these never arise on `/auth/v1`, but map to their own status.
+        case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer:
+            return GoTrueError(status: error.code.httpStatus, code: error.code.rawValue.lowercased(), message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:
             return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)

@@ -51,17 +51,18 @@ struct DataRoutes {
 
     @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let query = request.uri.queryParameters
-        var limit: Int?
-        if let text = query["limit"] {
-            guard let parsed = Int(String(text)) else {
-                throw LanyardError.invalidRequest(field: "limit", "limit must be a whole number")
-            }
-            limit = parsed
-        }
         return JSONResponse.make(try await DataRecords(api.dependencies).changes(
-            collection: context.parameters.get("collection") ?? "", since: query["since"].map(String.init), limit: limit,
-            caller: caller))
+            collection: context.parameters.get("collection") ?? "",
+            since: request.uri.queryParameters["since"].map(String.init), limit: try Self.limit(request), caller: caller))
+    }
+
+    /// `?limit=N`, when given.
+    static func limit(_ request: Request) throws -> Int? {
+        guard let text = request.uri.queryParameters["limit"] else { return nil }
+        guard let limit = Int(String(text)) else {
+            throw LanyardError.invalidRequest(field: "limit", "limit must be a whole number")
+        }
+        return limit
     }
 
     /// `If-Match: "3"` (quotes optional).

@@ -19,7 +19,9 @@ extension LanyardRuntime {
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
-        ChangeRoutes(api: api, hub: changeHub, settings: streamSettings).register(on: router)
+        GroupRoutes(api: api).register(on: router)
+        GroupDataRoutes(api: api).register(on: router)
+        ChangeRoutes(api: api, hub: changeHub, stalls: streamStalls, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
@@ -44,7 +46,6 @@ extension LanyardRuntime {
     var streamSettings: StreamSettings {
         var settings = StreamSettings()
         settings.heartbeat = .milliseconds(Int64(configuration.streamHeartbeat * 1000))
-        settings.stallTimeout = .milliseconds(Int64(configuration.streamStallTimeout * 1000))
         return settings
     }
 
@@ -75,6 +76,7 @@ extension LanyardRuntime {
         if let changeNotifier {
             services.append(ChangeNotificationService(notifier: changeNotifier, logger: logger))
         }
+        services.append(StreamStallService(stalls: streamStalls, logger: logger))
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
                                              logger: logger))

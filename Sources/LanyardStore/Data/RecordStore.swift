@@ -1,27 +1,53 @@
 import Foundation
 
+/// Whose records a `RecordStore` reads and writes: an account's own (`records`) or a group's (`group_records`).
+/// Both tables have the same columns, keyed by their owner; a group's records also name who created and last
+/// wrote each.
+public enum RecordTable: Sendable {
+    case personal
+    case group
+
+    var name: String {
+        switch self {
+        case .personal: "records"
+        case .group: "group_records"
+        }
+    }
+
+    var ownerColumn: String {
+        switch self {
+        case .personal: "user_id"
+        case .group: "group_id"
+        }
+    }
+}
+
 public struct RecordRow: Sendable, Equatable {
-    public var userID: String
+    /// The account or the group the record belongs to.
+    public var ownerID: String
     public var collection: String
     public var recordID: String
     public var version: Int64
     public var updatedAt: Date
     public var changeSequence: Int64
-    /// The record's place in its account's change feed (across collections).
+    /// The record's place in its owner's change feed (across collections).
     public var feedSequence: Int64
     public var deleted: Bool
     /// The record's JSON object, as text; `nil` for a tombstone.
     public var data: String?
+    /// A group record's author and last writer; `nil` for an account's own records.
+    public var createdBy: String?
+    public var updatedBy: String?
 
-    init(userID: String, collection: String, recordID: String, version: Int64, updatedAt: Date, changeSequence: Int64,
-         feedSequence: Int64, deleted: Bool, data: String?) {
-        (self.userID, self.collection, self.recordID, self.version) = (userID, collection, recordID, version)
+    init(ownerID: String, collection: String, recordID: String, version: Int64, updatedAt: Date, changeSequence: Int64,
+         feedSequence: Int64, deleted: Bool, data: String?, createdBy: String? = nil, updatedBy: String? = nil) {
+        (self.ownerID, self.collection, self.recordID, self.version) = (ownerID, collection, recordID, version)
         (self.updatedAt, self.changeSequence, self.feedSequence) = (updatedAt, changeSequence, feedSequence)
-        (self.deleted, self.data) = (deleted, data)
+        (self.deleted, self.data, self.createdBy, self.updatedBy) = (deleted, data, createdBy, updatedBy)
     }
 
-    init(row: SQLRow) throws {
-        userID = try row.string("user_id")
+    init(row: SQLRow, table: RecordTable) throws {
+        ownerID = try row.string(table.ownerColumn)
         collection = try row.string("collection")
         recordID = try row.string("record_id")
         version = try row.integer("version")
@@ -30,74 +56,97 @@ public struct RecordRow: Sendable, Equatable {
         feedSequence = try row.integer("feed_seq")
         deleted = try row.bool("deleted")
         data = try row.optionalString("data")
+        if table == .group {
+            createdBy = try row.string("created_by")
+            updatedBy = try row.string("updated_by")
+        }
     }
 }
 
-/// The `records` table: app data owned by one account. Writers lock the account row first, so neither the
-/// per-collection change sequence (a collection's sync cursor) nor the account's feed sequence (the change feed's
-/// cursor) ever repeats.
+/// The `records` and `group_records` tables: app data owned by one account or one group. Writers lock the owner's
+/// row first (the account's or the group's), so neither the per-collection change sequence (a collection's sync
+/// cursor) nor the owner's feed sequence (the change feed's cursor) ever repeats.
 public struct RecordStore: Sendable {
     let connection: any DatabaseConnection
+    let table: RecordTable
 
-    public init(_ connection: any DatabaseConnection) {
+    public init(_ connection: any DatabaseConnection, _ table: RecordTable = .personal) {
         self.connection = connection
+        self.table = table
     }
 
-    public func find(userID: String, collection: String, recordID: String) async throws -> RecordRow? {
+    private var name: String { table.name }
+    private var owner: String { table.ownerColumn }
+
+    public func find(ownerID: String, collection: String, recordID: String) async throws -> RecordRow? {
         try await connection.first("""
-            SELECT * FROM records WHERE user_id = $1 AND collection = $2 AND record_id = $3
-            """, [.text(userID), .text(collection), .text(recordID)]).map(RecordRow.init(row:))
+            SELECT * FROM \(name) WHERE \(owner) = $1 AND collection = $2 AND record_id = $3
+            """, [.text(ownerID), .text(collection), .text(recordID)]).map { try RecordRow(row: $0, table: table) }
     }
 
     /// Writes a record (or a tombstone, when `data` is nil) with the next change sequence of its collection and the
-    /// next place in its account's feed.
+    /// next place in its owner's feed. `author` is the account writing a group's record: it becomes the record's
+    /// `updated_by`, and its `created_by` when the record is new.
     @discardableResult
-    public func upsert(userID: String, collection: String, recordID: String, version: Int64, updatedAt: Date,
-                       data: String?) async throws -> RecordRow {
+    public func upsert(ownerID: String, collection: String, recordID: String, version: Int64, updatedAt: Date,
+                       data: String?, author: String? = nil) async throws -> RecordRow {
+        let authorColumns = table == .group ? ", created_by, updated_by" : ""
+        let authorValues = table == .group ? ", $8, $8" : ""
+        let authorUpdate = table == .group ? ", updated_by = excluded.updated_by" : ""
+        var binds: [SQLValue] = [.text(ownerID), .text(collection), .text(recordID), .integer(version), .date(updatedAt),
+                                 .bool(data == nil), .optionalText(data)]
+        if table == .group { binds.append(.optionalText(author)) }
         let row = try await connection.first("""
-            INSERT INTO records (user_id, collection, record_id, version, updated_at, change_seq, feed_seq, deleted, data)
+            INSERT INTO \(name) (\(owner), collection, record_id, version, updated_at, change_seq, feed_seq, deleted,
+                                 data\(authorColumns))
             VALUES ($1, $2, $3, $4, $5,
-                    (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM records WHERE user_id = $1 AND collection = $2),
-                    (SELECT COALESCE(MAX(feed_seq), 0) + 1 FROM records WHERE user_id = $1),
-                    $6, $7)
-            ON CONFLICT (user_id, collection, record_id) DO UPDATE SET
+                    (SELECT COALESCE(MAX(change_seq), 0) + 1 FROM \(name) WHERE \(owner) = $1 AND collection = $2),
+                    (SELECT COALESCE(MAX(feed_seq), 0) + 1 FROM \(name) WHERE \(owner) = $1),
+                    $6, $7\(authorValues))
+            ON CONFLICT (\(owner), collection, record_id) DO UPDATE SET
                 version = excluded.version, updated_at = excluded.updated_at, change_seq = excluded.change_seq,
-                feed_seq = excluded.feed_seq, deleted = excluded.deleted, data = excluded.data
+                feed_seq = excluded.feed_seq, deleted = excluded.deleted, data = excluded.data\(authorUpdate)
             RETURNING *
-            """, [.text(userID), .text(collection), .text(recordID), .integer(version), .date(updatedAt),
-                  .bool(data == nil), .optionalText(data)])
-        guard let row else { throw StoreError.unexpectedValue(column: "records") }
-        return try RecordRow(row: row)
+            """, binds)
+        guard let row else { throw StoreError.unexpectedValue(column: name) }
+        return try RecordRow(row: row, table: table)
     }
 
     /// Changes after `cursor` in one collection, oldest first, tombstones included.
-    public func changes(userID: String, collection: String, after cursor: Int64, limit: Int) async throws -> [RecordRow] {
+    public func changes(ownerID: String, collection: String, after cursor: Int64, limit: Int) async throws -> [RecordRow] {
         try await connection.query("""
-            SELECT * FROM records WHERE user_id = $1 AND collection = $2 AND change_seq > $3
+            SELECT * FROM \(name) WHERE \(owner) = $1 AND collection = $2 AND change_seq > $3
             ORDER BY change_seq LIMIT $4
-            """, [.text(userID), .text(collection), .integer(cursor), .integer(Int64(limit))]).map(RecordRow.init(row:))
+            """, [.text(ownerID), .text(collection), .integer(cursor), .integer(Int64(limit))])
+            .map { try RecordRow(row: $0, table: table) }
     }
 
-    /// The account's feed after `cursor`, in feed order, tombstones included.
-    public func feed(userID: String, after cursor: Int64, limit: Int) async throws -> [RecordRow] {
-        try await connection.query("""
-            SELECT * FROM records WHERE user_id = $1 AND feed_seq > $2 ORDER BY feed_seq LIMIT $3
-            """, [.text(userID), .integer(cursor), .integer(Int64(limit))]).map(RecordRow.init(row:))
+    /// The owner's feed after `cursor`, in feed order, tombstones included; only `collection`'s when given.
+    public func feed(ownerID: String, collection: String? = nil, after cursor: Int64, limit: Int) async throws -> [RecordRow] {
+        if let collection {
+            return try await connection.query("""
+                SELECT * FROM \(name) WHERE \(owner) = $1 AND collection = $2 AND feed_seq > $3 ORDER BY feed_seq LIMIT $4
+                """, [.text(ownerID), .text(collection), .integer(cursor), .integer(Int64(limit))])
+                .map { try RecordRow(row: $0, table: table) }
+        }
+        return try await connection.query("""
+            SELECT * FROM \(name) WHERE \(owner) = $1 AND feed_seq > $2 ORDER BY feed_seq LIMIT $3
+            """, [.text(ownerID), .integer(cursor), .integer(Int64(limit))]).map { try RecordRow(row: $0, table: table) }
     }
 
-    /// The account's last place in its feed; 0 before its first write.
-    public func lastFeedSequence(userID: String) async throws -> Int64 {
-        try await connection.first("SELECT COALESCE(MAX(feed_seq), 0) AS last FROM records WHERE user_id = $1",
-                                    [.text(userID)])?.integer("last") ?? 0
+    /// The owner's last place in its feed; 0 before its first write.
+    public func lastFeedSequence(ownerID: String) async throws -> Int64 {
+        try await connection.first("SELECT COALESCE(MAX(feed_seq), 0) AS last FROM \(name) WHERE \(owner) = $1",
+                                    [.text(ownerID)])?.integer("last") ?? 0
     }
 
-    /// Every record (tombstones too) of an account, for a merge.
-    public func all(userID: String) async throws -> [RecordRow] {
-        try await connection.query("SELECT * FROM records WHERE user_id = $1 ORDER BY collection, change_seq",
-                                   [.text(userID)]).map(RecordRow.init(row:))
+    /// Every record (tombstones too) of an owner, for a merge.
+    public func all(ownerID: String) async throws -> [RecordRow] {
+        try await connection.query("SELECT * FROM \(name) WHERE \(owner) = $1 ORDER BY collection, change_seq",
+                                   [.text(ownerID)]).map { try RecordRow(row: $0, table: table) }
     }
 
-    public func deleteAll(userID: String) async throws {
-        try await connection.query("DELETE FROM records WHERE user_id = $1", [.text(userID)])
+    public func deleteAll(ownerID: String) async throws {
+        try await connection.query("DELETE FROM \(name) WHERE \(owner) = $1", [.text(ownerID)])
     }
 }

@@ -210,6 +210,85 @@ public enum Migrations {
             """,
             "CREATE UNIQUE INDEX records_feed ON records (user_id, feed_seq)",
         ]),
+        // Groups (reference section 14). One owner per group is a unique index, so no interleaving of transfers,
+        // deletions and joins can leave two. Group records mirror `records`, keyed by the group: the same versions,
+        // tombstones and per-collection cursors, and a feed sequence per group that the change feed reads.
+        Migration(version: 10, name: "groups for family sharing", statements: [
+            """
+            CREATE TABLE groups (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                on_owner_deleted TEXT NOT NULL,
+                members_can_invite {int} NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE group_members (
+                group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                role TEXT NOT NULL,
+                joined_at {int} NOT NULL,
+                share_email {int} NOT NULL DEFAULT 0,
+                PRIMARY KEY (group_id, user_id)
+            )
+            """,
+            "CREATE UNIQUE INDEX group_members_one_owner ON group_members (group_id) WHERE role = 'owner'",
+            "CREATE INDEX group_members_by_user ON group_members (user_id, joined_at)",
+            """
+            CREATE TABLE group_invites (
+                id TEXT PRIMARY KEY,
+                group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+                code_hash TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                max_uses {int} NOT NULL,
+                uses {int} NOT NULL DEFAULT 0,
+                created_by TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                expires_at {int} NOT NULL,
+                revoked_at {int}
+            )
+            """,
+            "CREATE INDEX group_invites_by_group ON group_invites (group_id, created_at)",
+            """
+            CREATE TABLE group_records (
+                group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                version {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                change_seq {int} NOT NULL,
+                feed_seq {int} NOT NULL,
+                deleted {int} NOT NULL,
+                data TEXT,
+                created_by TEXT NOT NULL,
+                updated_by TEXT NOT NULL,
+                PRIMARY KEY (group_id, collection, record_id)
+            )
+            """,
+            "CREATE INDEX group_records_changes ON group_records (group_id, collection, change_seq)",
+            "CREATE UNIQUE INDEX group_records_feed ON group_records (group_id, feed_seq)",
+            """
+            CREATE TABLE group_policies (
+                group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                read_role TEXT NOT NULL,
+                write_role TEXT NOT NULL,
+                PRIMARY KEY (group_id, collection)
+            )
+            """,
+            """
+            CREATE TABLE group_shares (
+                group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                collection TEXT NOT NULL,
+                shared_at {int} NOT NULL,
+                PRIMARY KEY (group_id, user_id, collection)
+            )
+            """,
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -44,6 +44,9 @@ public struct LanyardConfiguration: Sendable {
     public var streamMaxPerAccount = 10
     public var streamMax = 10_000
     public var streamHeartbeat: TimeInterval = 15
+    /// Groups (reference section 14): members per group, groups per account.
+    public var groupMaxMembers = 20
+    public var groupsPerAccount = 20
     /// A stream whose write waited this long for its client is closed. Not an environment variable (reference
     /// section 13 says 30 s); tests shorten it.
     public var streamStallTimeout: TimeInterval = 30
@@ -125,6 +128,7 @@ public struct LanyardConfiguration: Sendable {
         config.rateLimits.anonymous = try reader.rate("LANYARD_RATE_LIMIT_ANONYMOUS") ?? config.rateLimits.anonymous
         config.rateLimits.signIn = try reader.rate("LANYARD_RATE_LIMIT_SIGNIN") ?? config.rateLimits.signIn
         config.rateLimits.adminKey = try reader.rate("LANYARD_RATE_LIMIT_ADMIN") ?? config.rateLimits.adminKey
+        config.rateLimits.inviteCode = try reader.rate("LANYARD_RATE_LIMIT_INVITE") ?? config.rateLimits.inviteCode
         if let key = reader.string("LANYARD_ADMIN_KEY") {
             guard key.count >= minimumAdminKeyLength else {
                 throw ConfigurationError(variable: "LANYARD_ADMIN_KEY", problem: """
@@ -137,6 +141,8 @@ public struct LanyardConfiguration: Sendable {
             ?? config.streamMaxPerAccount
         config.streamMax = try reader.integer("LANYARD_STREAM_MAX", in: 1...1_000_000) ?? config.streamMax
         config.streamHeartbeat = try reader.seconds("LANYARD_STREAM_HEARTBEAT", minimum: 1) ?? config.streamHeartbeat
+        config.groupMaxMembers = try reader.integer("LANYARD_GROUP_MAX_MEMBERS", in: 2...10_000) ?? config.groupMaxMembers
+        config.groupsPerAccount = try reader.integer("LANYARD_GROUPS_PER_ACCOUNT", in: 1...1000) ?? config.groupsPerAccount
         config.corsOrigins = try reader.list("LANYARD_CORS_ORIGINS").map { (text) throws(ConfigurationError) in
             guard let origin = WebOrigin.canonical(text) else {
                 throw ConfigurationError(variable: "LANYARD_CORS_ORIGINS", problem: """
@@ -244,6 +250,8 @@ public struct RateLimitSettings: Sendable {
     public var signIn = Rate(limit: 150, window: 300)
     /// Admin requests with a wrong or missing key, per client IP.
     public var adminKey = Rate(limit: 10, window: 300)
+    /// Wrong invite codes, per account and per client IP (reference section 14).
+    public var inviteCode = Rate(limit: 20, window: 3600)
 
     public init() {}
 }

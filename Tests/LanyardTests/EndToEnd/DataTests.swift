@@ -148,7 +148,7 @@ import LanyardStore
             // Devices of the owner learn of the moved records through their sync cursor.
             let changes = try await server.get("/v1/data/scores?since=0", bearer: owner.accessToken)
             #expect((changes.json["records"] as? [[String: Any]])?.count == 2)
-            let guestRows = try await server.runtime.database.read { try await RecordStore($0).all(userID: guest.userID) }
+            let guestRows = try await server.runtime.database.read { try await RecordStore($0).all(ownerID: guest.userID) }
             #expect(guestRows.isEmpty)
         }
     }
@@ -159,7 +159,7 @@ import LanyardStore
             let session = try await server.signIn(.apple, sub: "leaving-with-data")
             _ = try await server.request(.PUT, "/v1/data/notes/n1", json: ["data": ["a": 1]], bearer: session.accessToken)
             #expect(try await server.delete("/v1/users/me", bearer: session.accessToken).status == 204)
-            let rows = try await server.runtime.database.read { try await RecordStore($0).all(userID: session.userID) }
+            let rows = try await server.runtime.database.read { try await RecordStore($0).all(ownerID: session.userID) }
             #expect(rows.isEmpty)
         }
     }

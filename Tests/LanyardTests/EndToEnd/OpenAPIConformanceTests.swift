@@ -66,6 +66,7 @@ import Testing
             try await Self.operations(client)
             try await Self.accounts(client)
             try await Self.data(client)
+            try await Self.groups(client)
             try await Self.administration(client)
             try await Self.goTrue(client)
 
@@ -164,6 +165,75 @@ import Testing
         #expect(stream.status == 200)
         #expect(stream.text.contains("event: end\ndata: {\"reason\":\"resync_required\"}"))
         try await client.send(.GET, "/v1/changes/stream", bearer: "not-a-token")
+    }
+
+    static func groups(_ client: CheckedClient) async throws {
+        let server = client.server
+        let owner = try await server.signIn(.apple, sub: "group-owner")
+        let child = try await server.signIn(.google, sub: "group-child")
+        let created = try await client.send(.POST, "/v1/groups", ["name": "Family"], bearer: owner.accessToken)
+        let groupID = try #require(created.json["id"] as? String)
+        try await client.send(.POST, "/v1/groups", ["name": ""], bearer: owner.accessToken)
+        let base = "/v1/groups/\(groupID)"
+        let invite = try await client.send(.POST, "\(base)/invites", ["max_uses": 2], bearer: owner.accessToken)
+        let code = try #require(invite.json["code"] as? String)
+        try await client.send(.POST, "\(base)/invites", ["role": "owner"], bearer: owner.accessToken)
+        #expect(try await client.send(.GET, "\(base)/invites", bearer: owner.accessToken).status == 200)
+        #expect(try await client.send(.GET, "/v1/invites/\(code)", bearer: child.accessToken).status == 200)
+        try await client.send(.GET, "/v1/invites/AAAAA-AAAAA", bearer: child.accessToken)
+        #expect(try await client.send(.POST, "/v1/invites/\(code)/accept", bearer: child.accessToken).status == 200)
+        let revoked = try await client.send(.POST, "\(base)/invites", bearer: owner.accessToken)
+        let revokedID = try #require(revoked.json["id"] as? String)
+        #expect(try await client.send(.DELETE, "\(base)/invites/\(revokedID)", bearer: owner.accessToken).status == 204)
+        try await client.send(.POST, "/v1/invites/\(try #require(revoked.json["code"] as? String))/accept",
+                              bearer: owner.accessToken)  // a member already: 200
+        let outsider = try await server.signIn(.google, sub: "group-outsider")
+        try await client.send(.POST, "/v1/invites/\(try #require(revoked.json["code"] as? String))/accept",
+                              bearer: outsider.accessToken)  // revoked: 410
+        #expect(try await client.send(.GET, "/v1/groups", bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.GET, base, bearer: child.accessToken).status == 200)
+        try await client.send(.GET, base, bearer: outsider.accessToken)
+        #expect(try await client.send(.PATCH, base, ["members_can_invite": true], bearer: owner.accessToken).status == 200)
+        try await client.send(.PATCH, base, ["name": "Renamed"], bearer: child.accessToken)  // a member: 403
+        #expect(try await client.send(.PATCH, "\(base)/members/me", ["share_email": true], bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.PATCH, "\(base)/members/\(child.userID)", ["role": "viewer"],
+                                      bearer: owner.accessToken).status == 200)
+        try await client.send(.PATCH, "\(base)/members/\(child.userID)", ["role": "owner"], bearer: owner.accessToken)
+
+        #expect(try await client.send(.PUT, "\(base)/data/list/milk", ["data": ["qty": 1]], bearer: owner.accessToken).status == 200)
+        try await client.send(.PUT, "\(base)/data/list/milk", ["data": ["qty": 2]], bearer: owner.accessToken,
+                              headers: ["If-Match": "\"9\""])
+        try await client.send(.PUT, "\(base)/data/list/eggs", ["data": [:]], bearer: child.accessToken)  // a viewer: 403
+        #expect(try await client.send(.GET, "\(base)/data/list/milk", bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.GET, "\(base)/data/list?limit=5", bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.DELETE, "\(base)/data/list/milk", bearer: owner.accessToken).status == 200)
+        try await client.send(.DELETE, "\(base)/data/list/milk", bearer: owner.accessToken)
+        #expect(try await client.send(.PUT, "\(base)/policies/list", ["write": "author"], bearer: owner.accessToken).status == 200)
+        try await client.send(.PUT, "\(base)/policies/list", ["write": "everyone"], bearer: owner.accessToken)
+        #expect(try await client.send(.GET, "\(base)/policies/list", bearer: child.accessToken).status == 200)
+
+        _ = try await server.request(.PUT, "/v1/data/places/home", json: ["data": ["city": "Oslo"]], bearer: child.accessToken)
+        #expect(try await client.send(.PUT, "\(base)/shares/places", bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.GET, "\(base)/shares", bearer: owner.accessToken).status == 200)
+        let shared = "\(base)/members/\(child.userID)/data/places"
+        #expect(try await client.send(.GET, "\(shared)/home", bearer: owner.accessToken).status == 200)
+        #expect(try await client.send(.GET, shared, bearer: owner.accessToken).status == 200)
+        #expect(try await client.send(.DELETE, "\(base)/shares/places", bearer: child.accessToken).status == 204)
+        try await client.send(.GET, "\(shared)/home", bearer: owner.accessToken)
+
+        try await client.send(.POST, "\(base)/leave", bearer: owner.accessToken)  // the owner: 409
+        #expect(try await client.send(.POST, "\(base)/transfer", ["user_id": child.userID], bearer: owner.accessToken).status == 200)
+        try await client.send(.POST, "\(base)/transfer", ["user_id": owner.userID], bearer: owner.accessToken)  // now an admin: 403
+        #expect(try await client.send(.POST, "\(base)/leave", bearer: owner.accessToken).status == 204)
+        let second = try await client.send(.POST, "/v1/groups", ["name": "Second"], bearer: owner.accessToken)
+        let secondID = try #require(second.json["id"] as? String)
+        let secondCode = try #require(try await client.send(.POST, "/v1/groups/\(secondID)/invites", bearer: owner.accessToken)
+            .json["code"] as? String)
+        #expect(try await client.send(.POST, "/v1/invites/\(secondCode)/accept", bearer: child.accessToken).status == 200)
+        #expect(try await client.send(.DELETE, "/v1/groups/\(secondID)/members/\(child.userID)",
+                                      bearer: owner.accessToken).status == 204)
+        try await client.send(.DELETE, "/v1/groups/\(secondID)/members/\(owner.userID)", bearer: owner.accessToken)
+        #expect(try await client.send(.DELETE, "/v1/groups/\(secondID)", bearer: owner.accessToken).status == 204)
     }
 
     static func administration(_ client: CheckedClient) async throws {

@@ -23,7 +23,10 @@ import Testing
             // The webhooks Lanyard sends are operations too (OpenAPI 3.1 `webhooks`).
             let webhooks = try #require(document["webhooks"] as? [String: [String: Any]])
             #expect(Set(webhooks.keys) == ["user.created", "user.updated", "user.deleted", "identity.linked",
-                                           "identity.unlinked", "account.merged", "session.reuse_detected"])
+                                           "identity.unlinked", "account.merged", "session.reuse_detected",
+                                           "group.created", "group.updated", "group.deleted", "group.member_joined",
+                                           "group.member_removed", "group.member_role_changed",
+                                           "group.ownership_transferred"])
             for (name, item) in webhooks {
                 let operation = try #require(item["post"] as? [String: Any], "\(name)")
                 operationIDs.append(operation["operationId"] as? String ?? "")

@@ -88,6 +88,18 @@ import LanyardSupport
                 ("/v1/providers/apple/notifications", "post"), ("/_emulator/apple/authorization-code", "post"),
                 ("/_emulator/apple/auth/token", "post"), ("/_emulator/apple/auth/revoke", "post"),
                 ("/_emulator/apple/revocations", "get"), ("/_emulator/apple/notify", "post"),
+                ("/v1/groups", "post"), ("/v1/groups", "get"), ("/v1/groups/{gid}", "get"), ("/v1/groups/{gid}", "patch"),
+                ("/v1/groups/{gid}", "delete"), ("/v1/groups/{gid}/invites", "post"), ("/v1/groups/{gid}/invites", "get"),
+                ("/v1/groups/{gid}/invites/{id}", "delete"), ("/v1/invites/{code}", "get"),
+                ("/v1/invites/{code}/accept", "post"), ("/v1/groups/{gid}/members/{user_id}", "patch"),
+                ("/v1/groups/{gid}/members/{user_id}", "delete"), ("/v1/groups/{gid}/leave", "post"),
+                ("/v1/groups/{gid}/transfer", "post"), ("/v1/groups/{gid}/data/{collection}/{id}", "put"),
+                ("/v1/groups/{gid}/data/{collection}/{id}", "get"), ("/v1/groups/{gid}/data/{collection}/{id}", "delete"),
+                ("/v1/groups/{gid}/data/{collection}", "get"), ("/v1/groups/{gid}/policies/{collection}", "put"),
+                ("/v1/groups/{gid}/policies/{collection}", "get"), ("/v1/groups/{gid}/shares", "get"),
+                ("/v1/groups/{gid}/shares/{collection}", "put"), ("/v1/groups/{gid}/shares/{collection}", "delete"),
+                ("/v1/groups/{gid}/members/{user_id}/data/{collection}/{id}", "get"),
+                ("/v1/groups/{gid}/members/{user_id}/data/{collection}", "get"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

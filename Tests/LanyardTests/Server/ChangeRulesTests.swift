@@ -7,7 +7,7 @@ import Testing
 /// The change feed's pure rules: cursors, carried changes, notification payloads.
 @Suite struct ChangeRulesTests {
     static func change(_ sequence: Int64) -> FeedChange {
-        FeedChange(RecordRow(userID: "u", collection: "c", recordID: "r\(sequence)", version: 1, updatedAt: Date(),
+        FeedChange(RecordRow(ownerID: "u", collection: "c", recordID: "r\(sequence)", version: 1, updatedAt: Date(),
                              changeSequence: sequence, feedSequence: sequence, deleted: false, data: "{}"))
     }
 

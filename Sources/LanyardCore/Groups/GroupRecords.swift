@@ -1,0 +1,123 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// A group's records (reference section 14): the personal store's semantics (`RecordOperations`), under the
+/// group row's lock, with each collection's policy deciding who reads and writes.
+struct GroupRecordAccess: RecordAccess {
+    let group: String
+    let caller: Caller
+
+    var table: RecordTable { .group }
+    var ownerID: String { group }
+    var groupID: String? { group }
+    var author: String? { caller.userID }
+
+    func lockForWrite(_ connection: any DatabaseConnection, collection: String) async throws -> WritePermit {
+        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection, lock: true)
+        let policy = try await Self.policy(groupID: ownerID, collection: collection, connection)
+        let (role, userID) = (membership.role, caller.userID)
+        guard role >= policy.writeRequirement else { throw LanyardError.insufficientRole(policy.writeRequirement) }
+        let readers = try await GroupMemberStore(connection).list(groupID: ownerID).map(\.userID)
+        return WritePermit(check: { existing in
+            guard policy.mayWrite(role, userID: userID, existingCreatedBy: existing?.createdBy) else {
+                throw LanyardError.insufficientRole(.admin)
+            }
+        }, readers: readers)
+    }
+
+    func checkRead(_ connection: any DatabaseConnection, collection: String) async throws {
+        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection)
+        let policy = try await Self.policy(groupID: ownerID, collection: collection, connection)
+        guard policy.mayRead(membership.role) else { throw LanyardError.insufficientRole(policy.read) }
+    }
+
+    func committed(_ row: RecordRow, readers: [String], signals: any AccountSignals) {
+        signals.recordsChanged(readers, written: [])
+    }
+
+    /// The collection's policy, or the standard one (viewers read, members write).
+    static func policy(groupID: String, collection: String, _ connection: any DatabaseConnection) async throws -> GroupPolicy {
+        guard let stored = try await GroupStore(connection).policy(groupID: groupID, collection: collection),
+              let read = GroupRole(rawValue: stored.read), let write = GroupWriteRule(stored.write) else {
+            return .standard
+        }
+        return GroupPolicy(read: read, write: write)
+    }
+}
+
+/// `/v1/groups/{gid}/data/...` and `/v1/groups/{gid}/policies/{collection}`.
+public struct GroupData: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    private func operations(_ groupID: String, _ caller: Caller) -> RecordOperations<GroupRecordAccess> {
+        RecordOperations(dependencies, GroupRecordAccess(group: groupID, caller: caller))
+    }
+
+    public func put(_ groupID: String, collection: String, id: String, data: JSONValue, expectedVersion: Int64?,
+                    caller: Caller) async throws -> RecordView {
+        try await operations(groupID, caller).put(collection: collection, id: id, data: data, expectedVersion: expectedVersion)
+    }
+
+    public func get(_ groupID: String, collection: String, id: String, caller: Caller) async throws -> RecordView {
+        try await operations(groupID, caller).get(collection: collection, id: id)
+    }
+
+    public func delete(_ groupID: String, collection: String, id: String, expectedVersion: Int64?,
+                       caller: Caller) async throws -> RecordView {
+        try await operations(groupID, caller).delete(collection: collection, id: id, expectedVersion: expectedVersion)
+    }
+
+    public func changes(_ groupID: String, collection: String, since: String?, limit: Int?,
+                        caller: Caller) async throws -> ChangesPage {
+        try await operations(groupID, caller).changes(collection: collection, since: since, limit: limit)
+    }
+
+    /// `PUT /v1/groups/{gid}/policies/{collection}` (owner and admins).
+    public func setPolicy(_ groupID: String, collection: String, read: String?, write: String?,
+                          caller: Caller) async throws -> PolicyView {
+        try DataRecords.validate(collection: collection, id: nil)
+        let readRole = try read.map { try GroupRole.parse($0, field: "read", allowed: GroupPolicy.readRoles) }
+            ?? GroupPolicy.standard.read
+        let writeRule = try write.map { text in
+            guard let rule = GroupWriteRule(text) else {
+                throw LanyardError.invalidRequest(field: "write", "write must be one of member, admin, owner, author")
+            }
+            return rule
+        } ?? GroupPolicy.standard.write
+        try await dependencies.database.transaction { connection in
+            try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.admin)
+            try await GroupStore(connection).setPolicy(groupID: groupID, collection: collection, read: readRole.rawValue,
+                                                       write: writeRule.text)
+        }
+        return PolicyView(collection: collection, read: readRole.rawValue, write: writeRule.text)
+    }
+
+    /// `GET /v1/groups/{gid}/policies/{collection}` (members): the policy in force, the standard one without any.
+    public func policy(_ groupID: String, collection: String, caller: Caller) async throws -> PolicyView {
+        try DataRecords.validate(collection: collection, id: nil)
+        return try await dependencies.database.read { connection in
+            _ = try await GroupMembership.require(groupID, userID: caller.userID, connection)
+            let policy = try await GroupRecordAccess.policy(groupID: groupID, collection: collection, connection)
+            return PolicyView(collection: collection, read: policy.read.rawValue, write: policy.write.text)
+        }
+    }
+}
+
+public struct PolicyView: JSONWritable, Sendable {
+    public var collection: String
+    public var read: String
+    public var write: String
+
+    public func write(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.key("collection"); json.string(collection)
+            json.key("read"); json.string(read)
+            json.key("write"); json.string(write)
+        }
+    }
+}

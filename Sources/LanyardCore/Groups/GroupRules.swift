@@ -1,0 +1,151 @@
+import Foundation
+
+/// A member's role in a group (reference section 14), highest first: `owner` (exactly one), `admin`, `member`,
+/// `viewer`.
+public enum GroupRole: String, Sendable, CaseIterable, Comparable {
+    case viewer, member, admin, owner
+
+    var rank: Int {
+        switch self {
+        case .viewer: 0
+        case .member: 1
+        case .admin: 2
+        case .owner: 3
+        }
+    }
+
+    public static func < (lhs: GroupRole, rhs: GroupRole) -> Bool { lhs.rank < rhs.rank }
+
+    /// `field`'s role, one of `allowed`.
+    static func parse(_ text: String, field: String, allowed: [GroupRole]) throws -> GroupRole {
+        guard let role = GroupRole(rawValue: text), allowed.contains(role) else {
+            throw LanyardError.invalidRequest(field: field, "\(field) must be one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+        }
+        return role
+    }
+}
+
+public enum GroupKind: String, Sendable, CaseIterable {
+    case family, team
+}
+
+/// What happens to a group when its owner's account is deleted.
+public enum OwnerDeletionRule: String, Sendable, CaseIterable {
+    /// To the longest-standing admin, else member; dissolved when nobody is left.
+    case transfer
+    case dissolve
+}
+
+/// Who may write a group's collection: a role at least, or `author` (members write only what they created,
+/// admins anything).
+public enum GroupWriteRule: Sendable, Equatable {
+    case role(GroupRole)
+    case author
+
+    init?(_ text: String) {
+        switch text {
+        case "author": self = .author
+        case "member", "admin", "owner": self = .role(GroupRole(rawValue: text)!)
+        default: return nil
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .author: "author"
+        case .role(let role): role.rawValue
+        }
+    }
+}
+
+/// A collection's policy: `read` at least `viewer`, `member` or `admin`; `write` as `GroupWriteRule`. Without one,
+/// viewers read and members write.
+public struct GroupPolicy: Sendable, Equatable {
+    public static let standard = GroupPolicy(read: .viewer, write: .role(.member))
+
+    var read: GroupRole
+    var write: GroupWriteRule
+
+    static let readRoles: [GroupRole] = [.viewer, .member, .admin]
+
+    func mayRead(_ role: GroupRole) -> Bool { role >= read }
+
+    /// Whether `role` (the account `userID`) may write `existing` (`nil`: a new record).
+    func mayWrite(_ role: GroupRole, userID: String, existingCreatedBy: String?) -> Bool {
+        switch write {
+        case .role(let needed): role >= needed
+        case .author:
+            role >= .admin || (role >= .member && (existingCreatedBy == nil || existingCreatedBy == userID))
+        }
+    }
+
+    /// The role a refused writer lacks, for `INSUFFICIENT_ROLE`'s `details.required`.
+    var writeRequirement: GroupRole {
+        switch write {
+        case .role(let needed): needed
+        case .author: .member
+        }
+    }
+}
+
+/// The pure rules of who may do what to whom in a group.
+enum GroupPermissions {
+    /// Owner and admins invite; members too when the group allows it. Never for a role above the inviter's, nor owner.
+    static func mayInvite(_ role: GroupRole, membersCanInvite: Bool) -> Bool {
+        role >= .admin || (role == .member && membersCanInvite)
+    }
+
+    static func mayGrant(_ invited: GroupRole, inviter: GroupRole) -> Bool {
+        invited != .owner && invited <= inviter
+    }
+
+    /// The owner removes anyone but themself; admins remove members and viewers.
+    static func mayRemove(_ target: GroupRole, remover: GroupRole) -> Bool {
+        switch remover {
+        case .owner: target != .owner
+        case .admin: target < .admin
+        default: false
+        }
+    }
+
+    /// Who takes over from a deleted owner: the longest-standing admin, else the longest-standing member (any role
+    /// below owner, joined first); `nil` when nobody is left.
+    static func successor(_ members: [(userID: String, role: GroupRole, joinedAt: Date)]) -> String? {
+        let candidates = members.filter { $0.role != .owner }
+        func first(_ list: [(userID: String, role: GroupRole, joinedAt: Date)]) -> String? {
+            list.min { ($0.joinedAt, $0.userID) < ($1.joinedAt, $1.userID) }?.userID
+        }
+        return first(candidates.filter { $0.role == .admin }) ?? first(candidates.filter { $0.role == .member })
+            ?? first(candidates)
+    }
+}
+
+extension LanyardError {
+    public static func insufficientRole(_ required: GroupRole) -> LanyardError {
+        LanyardError(.insufficientRole, "This needs the \(required.rawValue) role in the group",
+                     details: ["required": .string(required.rawValue)])
+    }
+
+    public static func inviteUnusable(_ reason: String) -> LanyardError {
+        let message = switch reason {
+        case "expired": "This invite has expired"
+        case "revoked": "This invite was revoked"
+        default: "This invite has been used as many times as it may"
+        }
+        return LanyardError(.inviteUnusable, message, details: ["reason": .string(reason)])
+    }
+
+    public static func groupLimit(_ reason: String, limit: Int) -> LanyardError {
+        let message = switch reason {
+        case "group_full": "This group has as many members as it may (\(limit))"
+        case "too_many_groups": "An account may belong to at most \(limit) groups"
+        default: "A group may have at most \(limit) pending invites"
+        }
+        return LanyardError(.groupLimit, message, details: ["reason": .string(reason), "limit": .number(Double(limit))])
+    }
+
+    public static let ownerMustTransfer = LanyardError(
+        .ownerMustTransfer, "The owner cannot leave the group; transfer it to another member first")
+
+    public static let noSuchGroup = LanyardError(.notFound, "No such group")
+}
