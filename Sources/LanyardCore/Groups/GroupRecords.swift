@@ -33,7 +33,7 @@ struct GroupRecordAccess: RecordAccess {
     }
 
     func committed(_ row: RecordRow, readers: [String], signals: any AccountSignals) {
-        signals.recordsChanged(readers, written: [])
+        signals.recordsChanged(readers, written: [FeedChange(row, source: .group(group))])
     }
 
     /// The collection's policy, or the standard one (viewers read, members write).

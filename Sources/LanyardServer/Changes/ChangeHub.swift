@@ -160,6 +160,9 @@ final class ChangeHub: Sendable {
 
     private struct State {
         var waiters: [String: [UInt64: FeedWaiter]] = [:]
+        /// Readers of other accounts' writes, by the writing account: collections it shares with their groups.
+        var watchers: [String: [UInt64: FeedWaiter]] = [:]
+        var watched: [UInt64: [String]] = [:]
         /// Each account's streams, oldest first.
         var streams: [String: [FeedWaiter]] = [:]
         var streamCount = 0
@@ -206,9 +209,28 @@ final class ChangeHub: Sendable {
         return waiter
     }
 
+    /// Wakes `waiter` also after writes of `accounts` (members sharing a collection with the reader's groups); replaces
+    /// what it watched before.
+    func watch(_ waiter: FeedWaiter, accounts: [String]) {
+        state.withLock { state in
+            Self.unwatch(waiter, &state)
+            guard !accounts.isEmpty else { return }
+            state.watched[waiter.id] = accounts
+            for account in accounts { state.watchers[account, default: [:]][waiter.id] = waiter }
+        }
+    }
+
+    private static func unwatch(_ waiter: FeedWaiter, _ state: inout State) {
+        for account in state.watched.removeValue(forKey: waiter.id) ?? [] {
+            state.watchers[account]?[waiter.id] = nil
+            if state.watchers[account]?.isEmpty == true { state.watchers[account] = nil }
+        }
+    }
+
     func unregister(_ waiter: FeedWaiter) {
         waiter.close()
         state.withLock { state in
+            Self.unwatch(waiter, &state)
             state.waiters[waiter.userID]?[waiter.id] = nil
             if state.waiters[waiter.userID]?.isEmpty == true { state.waiters[waiter.userID] = nil }
             if let index = state.streams[waiter.userID]?.firstIndex(where: { $0 === waiter }) {
@@ -222,12 +244,16 @@ final class ChangeHub: Sendable {
     /// Wakes the accounts' readers; `nil` wakes every reader (a notification listener that reconnected, and may
     /// have missed some).
     /// `written`: the committed changes themselves, when they are one account's and the writer has them.
+    /// Watchers of the accounts are woken without the changes: what they read of them is a shared collection,
+    /// in a place of its own.
     func wake(_ userIDs: [String]?, records: Bool, access: Bool, written: [FeedChange] = []) {
-        let woken = state.withLock { state -> [FeedWaiter] in
-            guard let userIDs else { return state.waiters.values.flatMap(\.values) }
-            return userIDs.flatMap { state.waiters[$0].map { Array($0.values) } ?? [] }
+        let (woken, watching) = state.withLock { state -> ([FeedWaiter], [FeedWaiter]) in
+            guard let userIDs else { return (state.waiters.values.flatMap(\.values), []) }
+            return (userIDs.flatMap { state.waiters[$0].map { Array($0.values) } ?? [] },
+                    userIDs.flatMap { state.watchers[$0].map { Array($0.values) } ?? [] })
         }
         for waiter in woken { waiter.wake(records: records, access: access, written: written) }
+        for waiter in watching { waiter.wake(records: records, access: access) }
     }
 
     /// Ends every stream with `shutdown` and refuses new ones: graceful shutdown does not wait on open streams.

@@ -61,6 +61,11 @@ struct ChangeStream: Sendable {
         output.opening()
         try await output.flush(&writer)
         guard var cursor = start else { return try await close(.resyncRequired, into: nil, &writer, &output) }
+        let feed = ChangeFeed(dependencies)
+        var sources = try await feed.sources(userID: caller.userID)
+        hub.watch(waiter, accounts: sources.sharingAccounts)
+        // Groups the account left while the app was away: it drops their records before anything else.
+        cursor = Self.dropRemoved(from: cursor, sources: sources, into: &output)
         var live = false
         var warned = false
         var lastAccessCheck = ContinuousClock.now
@@ -73,23 +78,32 @@ struct ChangeStream: Sendable {
             if now.timeIntervalSince(caller.tokenExpiresAt) > -1 {
                 return try await close(.tokenExpired, into: nil, &writer, &output)
             }
+            var sourcesChanged = false
             if wake.accessChanged || ContinuousClock.now - lastAccessCheck >= settings.reread {
                 lastAccessCheck = ContinuousClock.now
                 if let (end, into) = try await accessEnded() {
                     return try await close(end, into: into, &writer, &output)
                 }
+                let fresh = try await feed.sources(userID: caller.userID)
+                if fresh != sources {
+                    (sources, sourcesChanged) = (fresh, true)
+                    hub.watch(waiter, accounts: sources.sharingAccounts)
+                    cursor = Self.dropRemoved(from: cursor, sources: sources, into: &output)
+                }
             }
             let page: FeedPage
-            if live, wake.recordsChanged, !wake.uncarried, let carried = Self.next(wake.carried, after: cursor) {
+            if live, !sourcesChanged, wake.recordsChanged, !wake.uncarried,
+               let carried = Self.next(wake.carried, after: cursor, sources: sources) {
                 // The wake-up carried exactly what follows the cursor (writes on this instance): no need to read.
-                page = FeedPage(changes: carried, nextCursor: carried.last?.cursor ?? cursor, hasMore: false)
-            } else if live, !wake.recordsChanged, ContinuousClock.now - lastRead < settings.reread {
+                page = FeedPage(entries: carried, nextCursor: carried.last?.cursor ?? cursor, hasMore: false)
+            } else if live, !sourcesChanged, !wake.recordsChanged, ContinuousClock.now - lastRead < settings.reread {
                 // A heartbeat, a timer or an access change: nothing was written, and the periodic re-read is not due.
-                page = FeedPage(changes: [], nextCursor: cursor, hasMore: false)
+                page = FeedPage(entries: [], nextCursor: cursor, hasMore: false)
             } else {
                 lastRead = ContinuousClock.now
                 do {
-                    page = try await ChangeFeed(dependencies).page(userID: caller.userID, after: cursor, limit: settings.pageSize)
+                    page = try await feed.page(userID: caller.userID, after: cursor, limit: settings.pageSize,
+                                               sources: sources)
                 } catch let error as LanyardError where error.details["reason"] == "resync_required" {
                     // A feed that went away under the stream (a guest's, merged into an account) says why, if its
                     // account or session ended, rather than asking for a resync.
@@ -97,7 +111,7 @@ struct ChangeStream: Sendable {
                     return try await close(reason, into: into, &writer, &output)
                 }
             }
-            for change in page.changes { output.change(change, live: live, now: now) }
+            for entry in page.entries { output.change(entry, live: live, now: now) }
             cursor = page.nextCursor
             if page.hasMore {
                 try await output.flush(&writer)
@@ -123,16 +137,33 @@ struct ChangeStream: Sendable {
         }
     }
 
-    /// The carried changes after `cursor` when they follow it without a gap (each the next place of the feed),
-    /// oldest first; `nil` when one is missing, so the feed must be read. Changes at or before the cursor were sent.
-    static func next(_ carried: [FeedChange], after cursor: FeedCursor) -> [FeedChange]? {
-        let ahead = carried.filter { $0.cursor > cursor }.sorted { $0.cursor < $1.cursor }
-        var expected = cursor.sequence + 1
-        for change in ahead {
-            guard change.cursor.sequence == expected else { return nil }
-            expected += 1
+    /// The cursor without the groups and shared collections the account no longer reads: `group_removed` for each
+    /// group (the app drops its records; nothing of it follows), `share_removed` for a collection no longer shared.
+    private static func dropRemoved(from cursor: FeedCursor, sources: FeedSources, into output: inout Output) -> FeedCursor {
+        var cursor = cursor
+        for group in cursor.groups.subtracting(sources.groups).sorted() {
+            cursor = cursor.removing(group: group)
+            output.groupRemoved(group, cursor: cursor)
         }
-        return ahead
+        for source in cursor.positions.keys where !sources.contains(source) {
+            cursor = cursor.removing(source)
+            output.shareRemoved(source, cursor: cursor)
+        }
+        return cursor
+    }
+
+    /// The carried changes after `cursor`, each with the cursor after it, when each follows its source's place
+    /// without a gap; `nil` when one is missing or comes from a source this stream does not read yet, so the feed
+    /// must be read. Changes at or before the cursor were sent.
+    static func next(_ carried: [FeedChange], after cursor: FeedCursor, sources: FeedSources) -> [FeedEntry]? {
+        var position = cursor
+        var entries: [FeedEntry] = []
+        for change in carried.filter({ $0.sequence > cursor[$0.source] }).sorted(by: { $0.sequence < $1.sequence }) {
+            guard sources.contains(change.source), change.sequence == position[change.source] + 1 else { return nil }
+            position = position.advanced(change.source, to: change.sequence)
+            entries.append(FeedEntry(change: change, cursor: position))
+        }
+        return entries
     }
 
     /// Until the next thing due: a heartbeat, the expiry warning, the expiry itself, the periodic re-read.
@@ -178,8 +209,9 @@ private struct Output {
         buffer.writeString("retry: 2000\n: lanyard change stream\n\n")
     }
 
-    mutating func change(_ change: FeedChange, live: Bool, now: Date) {
-        buffer.writeString("event: change\nid: \(change.cursor.text)\ndata: ")
+    mutating func change(_ entry: FeedEntry, live: Bool, now: Date) {
+        let change = entry.change
+        buffer.writeString("event: change\nid: \(entry.cursor.text)\ndata: ")
         buffer.writeBytes(JSONWriter.write(change))
         buffer.writeString("\n\n")
         metrics.streamEvent("change")
@@ -189,6 +221,18 @@ private struct Output {
 
     mutating func ready(_ cursor: FeedCursor) {
         event("ready", #"{"cursor":"\#(cursor.text)"}"#)
+    }
+
+    /// The account left the group (or was removed, or the group dissolved): nothing of it follows.
+    mutating func groupRemoved(_ group: String, cursor: FeedCursor) {
+        event("group_removed", #"{"group_id":"\#(group)"}"#, id: cursor)
+    }
+
+    /// A member stopped sharing a collection with one of the account's groups.
+    mutating func shareRemoved(_ source: FeedSource, cursor: FeedCursor) {
+        guard case .share(let group, let member, let collection) = source else { return }
+        event("share_removed", #"{"group_id":"\#(group)","shared_by":"\#(member)","collection":"\#(collection)"}"#,
+              id: cursor)
     }
 
     mutating func tokenExpiring(in seconds: TimeInterval) {
@@ -203,8 +247,8 @@ private struct Output {
         event("end", into.map { #"{"reason":"\#(reason.rawValue)","into":"\#($0)"}"# } ?? #"{"reason":"\#(reason.rawValue)"}"#)
     }
 
-    private mutating func event(_ name: String, _ data: String) {
-        buffer.writeString("event: \(name)\ndata: \(data)\n\n")
+    private mutating func event(_ name: String, _ data: String, id: FeedCursor? = nil) {
+        buffer.writeString("event: \(name)\n" + (id.map { "id: \($0.text)\n" } ?? "") + "data: \(data)\n\n")
         metrics.streamEvent(name)
     }
 

@@ -36,10 +36,12 @@ struct ChangeRoutes {
         // Registered before the first read, so a change committed between the read and the wait still wakes it.
         let waiter = wait > 0 ? try? hub.register(userID: caller.userID, stream: false) : nil
         defer { waiter.map(hub.unregister) }
-        var page = try await feed.page(userID: caller.userID, after: cursor, limit: limit)
-        if let waiter, page.changes.isEmpty {
+        let sources = try await feed.sources(userID: caller.userID)
+        if let waiter { hub.watch(waiter, accounts: sources.sharingAccounts) }
+        var page = try await feed.page(userID: caller.userID, after: cursor, limit: limit, sources: sources)
+        if let waiter, page.entries.isEmpty, page.removedGroups.isEmpty {
             let deadline = ContinuousClock.now + .seconds(wait)
-            while page.changes.isEmpty, ContinuousClock.now < deadline {
+            while page.entries.isEmpty, page.removedGroups.isEmpty, ContinuousClock.now < deadline {
                 await waiter.wait(timeout: deadline - ContinuousClock.now, on: context.channel.eventLoop)
                 let wake = waiter.take()
                 if wake.end != nil { break }
@@ -47,7 +49,8 @@ struct ChangeRoutes {
                                                                   api.dependencies) != .open {
                     throw LanyardError.sessionEnded
                 }
-                if wake.recordsChanged || ContinuousClock.now >= deadline {
+                if wake.recordsChanged || wake.accessChanged || ContinuousClock.now >= deadline {
+                    // An access change may be a group joined or left: the sources are read again.
                     page = try await feed.page(userID: caller.userID, after: cursor, limit: limit)
                 }
             }

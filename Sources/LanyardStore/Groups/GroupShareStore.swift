@@ -39,4 +39,25 @@ public struct GroupShareStore: Sendable {
             SELECT group_id FROM group_shares WHERE user_id = $1 AND collection = $2
             """, [.text(userID), .text(collection)]).map { try $0.string("group_id") }
     }
+
+    /// What an account's change feed reads besides its own records, in one query: the groups it belongs to, and
+    /// the collections other members share with them.
+    public func feedSources(userID: String) async throws
+        -> (groups: [String], shares: [(groupID: String, userID: String, collection: String)]) {
+        let rows = try await connection.query("""
+            SELECT m.group_id, s.user_id AS sharer, s.collection
+            FROM group_members m LEFT JOIN group_shares s ON s.group_id = m.group_id AND s.user_id <> m.user_id
+            WHERE m.user_id = $1 ORDER BY m.group_id, s.shared_at, s.user_id, s.collection
+            """, [.text(userID)])
+        var groups: [String] = []
+        var shares: [(groupID: String, userID: String, collection: String)] = []
+        for row in rows {
+            let group = try row.string("group_id")
+            if groups.last != group { groups.append(group) }
+            if let sharer = try row.optionalString("sharer"), let collection = try row.optionalString("collection") {
+                shares.append((group, sharer, collection))
+            }
+        }
+        return (groups, shares)
+    }
 }

@@ -25,13 +25,20 @@ final class StalledReader: Sendable {
         guard send(descriptor, bytes, bytes.count, 0) == bytes.count else { throw TestSetupError("send() failed") }
     }
 
-    /// Whether the server closed the connection: reading what it sent until the end (or until nothing is waiting).
-    func serverClosed() -> Bool {
+    /// Whether the server closed the connection within `seconds`: reading what it sent until the end. What the
+    /// server had queued before closing still arrives first, a buffer at a time, so an empty read alone is not a
+    /// "no".
+    func serverClosed(within seconds: Double = 5) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count == 0 { return true }
-            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+            if count < 0 {
+                guard errno == EAGAIN || errno == EWOULDBLOCK else { return true }
+                guard Date() < deadline else { return false }
+                usleep(10_000)
+            }
         }
     }
 

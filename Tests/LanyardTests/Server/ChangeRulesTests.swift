@@ -11,25 +11,65 @@ import Testing
                              changeSequence: sequence, feedSequence: sequence, deleted: false, data: "{}"))
     }
 
-    @Test func cursorsAreTheDecimalsTheFeedIssuedAndNothingElse() throws {
+    static func change(_ sequence: Int64, _ source: FeedSource) -> FeedChange {
+        FeedChange(RecordRow(ownerID: "g", collection: "c", recordID: "r\(sequence)", version: 1, updatedAt: Date(),
+                             changeSequence: sequence, feedSequence: sequence, deleted: false, data: "{}"), source: source)
+    }
+
+    @Test func cursorsAreTheTextsTheFeedIssuedAndNothingElse() throws {
         #expect(FeedCursor("0") == .start)
         #expect(FeedCursor("42")?.sequence == 42)
-        for bad in ["", "-1", "+3", "1.5", "abc", " 7", "99999999999999999999"] { #expect(FeedCursor(bad) == nil, "\(bad)") }
+        for bad in ["", "-1", "+3", "1.5", "abc", " 7", "99999999999999999999", "4~", "4~g.a", "4~g.a.b", "4~x.a.1",
+                    "4~g.a b.1", "4~s.g.m.Bad.1", "4~s.g.m.c", String(repeating: "9", count: 17_000)] {
+            #expect(FeedCursor(bad) == nil, "\(bad)")
+        }
         #expect(throws: LanyardError.self) { try ChangeFeed.cursor("x") }
         #expect(try ChangeFeed.cursor(nil) == .start)
         #expect(try ChangeFeed.cursor("") == .start)
+        // Groups and shared collections each keep their place; the text round-trips, sources in a fixed order.
+        let cursor = FeedCursor(sequence: 7).advanced(.group("g2"), to: 3).advanced(.group("g1"), to: 9)
+            .advanced(.share(group: "g1", member: "m", collection: "places"), to: 12)
+        #expect(cursor.text == "7~g.g1.9~g.g2.3~s.g1.m.places.12")
+        #expect(FeedCursor(cursor.text) == cursor)
+        #expect(cursor[.group("g3")] == 0)
+        // Leaving a group forgets its place and its shared collections'.
+        #expect(cursor.removing(group: "g1").text == "7~g.g2.3")
+        #expect(cursor.groups == ["g1", "g2"])
     }
 
     @Test func carriedChangesAreSentOnlyWhenTheyFollowTheCursorWithoutAGap() {
         let cursor = FeedCursor(sequence: 4)
-        #expect(ChangeStream.next([Self.change(5)], after: cursor)?.map(\.cursor.sequence) == [5])
+        let personal = FeedSources.none
+        #expect(ChangeStream.next([Self.change(5)], after: cursor, sources: personal)?.map(\.cursor.sequence) == [5])
         // Out of order (two commits' wake-ups crossed): sorted.
-        #expect(ChangeStream.next([Self.change(6), Self.change(5)], after: cursor)?.map(\.cursor.sequence) == [5, 6])
+        #expect(ChangeStream.next([Self.change(6), Self.change(5)], after: cursor, sources: personal)?
+            .map(\.cursor.sequence) == [5, 6])
         // Already sent: dropped; nothing new is an empty page, not a read.
-        #expect(ChangeStream.next([Self.change(3), Self.change(4)], after: cursor)?.isEmpty == true)
+        #expect(ChangeStream.next([Self.change(3), Self.change(4)], after: cursor, sources: personal)?.isEmpty == true)
         // A gap (a change from another instance, or one the hub did not carry): read the feed.
-        #expect(ChangeStream.next([Self.change(6)], after: cursor) == nil)
-        #expect(ChangeStream.next([Self.change(5), Self.change(7)], after: cursor) == nil)
+        #expect(ChangeStream.next([Self.change(6)], after: cursor, sources: personal) == nil)
+        #expect(ChangeStream.next([Self.change(5), Self.change(7)], after: cursor, sources: personal) == nil)
+        // A group's change follows the group's place, not the account's; a group the stream does not read yet: read.
+        let inGroup = FeedSources(groups: ["g"], shares: [])
+        let entries = ChangeStream.next([Self.change(1, .group("g")), Self.change(5)], after: cursor, sources: inGroup)
+        #expect(entries?.map(\.cursor.text) == ["4~g.g.1", "5~g.g.1"])
+        #expect(ChangeStream.next([Self.change(1, .group("g"))], after: cursor, sources: personal) == nil)
+    }
+
+    @Test func sourcesInterleaveByTimeAndKeepTheirOwnOrder() {
+        func change(_ sequence: Int64, _ source: FeedSource, at seconds: TimeInterval) -> FeedChange {
+            FeedChange(RecordRow(ownerID: "o", collection: "c", recordID: "r", version: 1,
+                                 updatedAt: Date(timeIntervalSince1970: seconds), changeSequence: sequence,
+                                 feedSequence: sequence, deleted: false, data: nil), source: source)
+        }
+        let mine = [change(1, .personal, at: 10), change(2, .personal, at: 30)]
+        let family = [change(1, .group("f"), at: 20), change(2, .group("f"), at: 5)]
+        let page = ChangeFeed.interleave([mine, family], after: .start, limit: 3, removedGroups: [])
+        // The family's second change is older by its clock but comes after its first: each source keeps its order.
+        #expect(page.entries.map(\.cursor.text) == ["1", "1~g.f.1", "1~g.f.2"])
+        #expect(page.hasMore && page.nextCursor.text == "1~g.f.2")
+        let rest = ChangeFeed.interleave([Array(mine.dropFirst()), []], after: page.nextCursor, limit: 3, removedGroups: [])
+        #expect(rest.entries.map(\.cursor.text) == ["2~g.f.2"] && !rest.hasMore)
     }
 
     @Test func aWakeWithoutTheChangesMakesTheReaderRead() {
