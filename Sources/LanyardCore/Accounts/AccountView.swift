@@ -25,10 +25,15 @@ extension User {
     var providerNames: [String] { identities.map(\.provider.rawValue) }
 
     static func load(userID: String, connection: any DatabaseConnection) async throws -> User {
+        try await loadWithGroups(userID: userID, connection: connection).user
+    }
+
+    /// The account with its `groups` claim, from the same read.
+    static func loadWithGroups(userID: String, connection: any DatabaseConnection) async throws -> (user: User, groups: GroupsClaim) {
         guard let (user, identities) = try await UserStore(connection).findWithIdentities(id: userID) else {
             throw LanyardError.unauthorized("This account no longer exists")
         }
-        return User(user: user, identities: identities)
+        return (User(user: user, identities: identities), GroupsClaim(stored: user.groupClaims))
     }
 }
 
@@ -119,6 +124,8 @@ public struct IssuedSession: JSONWritable, Sendable {
     /// The session's `auth_time` and `amr`.
     public var authTime: Date
     public var method: String
+    /// The access token's `groups` claim, for a token issued again in another style (GoTrue's).
+    public var groups = GroupsClaim.none
 
     init(tokens: IssuedTokens, user: User, isNewUser: Bool, mergedFrom: String? = nil) {
         answer = SessionResponse(accessToken: tokens.accessToken, expiresIn: tokens.expiresIn,

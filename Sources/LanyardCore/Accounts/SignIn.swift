@@ -60,6 +60,7 @@ public struct SignIn: Sendable {
             dependencies.signals.accessChanged([guestID])
         }
         return try await SessionIssuer(dependencies: dependencies).respond(session, account: landed.account,
+                                                                           groups: landed.groups,
                                                                            isNewUser: landed.isNewUser,
                                                                            mergedFrom: landed.mergedFrom)
     }
@@ -69,8 +70,9 @@ public struct SignIn: Sendable {
         var userID: String
         var isNewUser = false
         var mergedFrom: String?
-        /// The account as the transaction leaves it, when known without reading it again.
+        /// The account as the transaction leaves it, when known without reading it again, and its `groups` claim.
         var account: User?
+        var groups = GroupsClaim.none
     }
 
     /// One attempt of a sign-in's transaction: carries out the decision, then opens the session.
@@ -99,7 +101,8 @@ public struct SignIn: Sendable {
                 try await upgrade(guestID)
                 landed = Landed(userID: guestID)
             case .signIn(let userID):
-                landed = Landed(userID: userID, account: signedInAccount())
+                landed = Landed(userID: userID, account: signedInAccount(),
+                                groups: GroupsClaim(stored: found?.owner.groupClaims))
             case .signUp:
                 landed = try await signUp()
             }

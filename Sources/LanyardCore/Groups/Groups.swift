@@ -121,6 +121,7 @@ public struct Groups: Sendable {
                        _ dependencies: CoreDependencies, clientIP: String?) async throws -> [String] {
         let members = try await GroupMemberStore(connection).list(groupID: group.id).map(\.userID)
         try await GroupStore(connection).delete(id: group.id)
+        for member in members { try await GroupMemberStore(connection).refreshClaims(userID: member) }
         try await dependencies.audit(connection, at: dependencies.clock.now(), clientIP: clientIP).write(
             .groupDeleted, userID: actor == "admin" ? nil : actor,
             details: ["group_id": group.id, "actor": actor, "members": members.joined(separator: ",")])

@@ -12,7 +12,7 @@ public struct Refresh: Sendable {
     }
 
     enum Outcome: Sendable {
-        case issued(SessionRecord, successor: String, account: User)
+        case issued(SessionRecord, successor: String, account: User, groups: GroupsClaim)
         case reused
     }
 
@@ -31,7 +31,8 @@ public struct Refresh: Sendable {
         let session = target.session
         let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)
         let issued = Outcome.issued(session, successor: successor,
-                                    account: User(user: target.owner, identities: target.ownerIdentities))
+                                    account: User(user: target.owner, identities: target.ownerIdentities),
+                                    groups: GroupsClaim(stored: target.owner.groupClaims))
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
         let outcome: Outcome = switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now,
                                                            grace: dependencies.refreshReuseGrace) {
@@ -47,10 +48,11 @@ public struct Refresh: Sendable {
         case .reused:
             dependencies.signals.accessChanged([target.session.userID])
             throw LanyardError.refreshTokenReused
-        case .issued(let session, let successor, let account):
+        case .issued(let session, let successor, let account, let groups):
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
                                        authTime: session.authTime, method: session.amr)
-            return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, isNewUser: false)
+            return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, groups: groups,
+                                                                               isNewUser: false)
         }
     }
 

@@ -43,21 +43,24 @@ struct SessionIssuer {
 
     /// The session response for a committed session: the account as it now is (read now unless the caller
     /// read it already, in a transaction that does not change it), and a signed access token.
-    func respond(_ opened: OpenedSession, account: User? = nil, isNewUser: Bool,
+    /// `groups` is the `groups` claim read with `account`.
+    func respond(_ opened: OpenedSession, account: User? = nil, groups: GroupsClaim = .none, isNewUser: Bool,
                  mergedFrom: String? = nil) async throws -> IssuedSession {
-        let view = if let account {
-            account
+        let (view, groups) = if let account {
+            (account, groups)
         } else {
             try await dependencies.database.read { connection in
-                try await User.load(userID: opened.userID, connection: connection)
+                try await User.loadWithGroups(userID: opened.userID, connection: connection)
             }
         }
         let accessToken = try dependencies.accessTokens.issue(
             userID: opened.userID, sessionID: opened.sessionID, authTime: opened.authTime, method: opened.method,
-            isAnonymous: view.isAnonymous)
+            isAnonymous: view.isAnonymous, groups: groups)
         let tokens = IssuedTokens(accessToken: accessToken, refreshToken: opened.refreshToken,
                                   expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID,
                                   authTime: opened.authTime, method: opened.method)
-        return IssuedSession(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
+        var issued = IssuedSession(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
+        issued.groups = groups
+        return issued
     }
 }

@@ -20,6 +20,9 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     var style: ClaimStyle = .lanyard
     /// GoTrue's profile claims, written in Supabase's style only (not read back: Lanyard never trusts them).
     var profile: SupabaseProfileClaims?
+    /// The account's groups (reference section 14), written when it has any and never read back: Lanyard checks
+    /// membership in the database on every group request.
+    var groups = GroupsClaim.none
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, jti, sid, auth_time, amr, is_anonymous, role
@@ -84,6 +87,15 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
             }
             json.key("is_anonymous"); json.bool(is_anonymous)
             json.key("role"); json.string(role)
+            if !groups.memberships.isEmpty {
+                json.key("groups"); json.array(groups.memberships) { json, membership in
+                    json.object { entry in
+                        entry.key("id"); entry.string(membership.id)
+                        entry.key("role"); entry.string(membership.role)
+                    }
+                }
+                if groups.more { json.key("groups_more"); json.bool(true) }
+            }
             if style == .supabase, let profile {
                 json.key("email"); json.string(profile.email)
                 json.key("phone"); json.string(profile.phone)
@@ -104,6 +116,32 @@ public struct SupabaseProfileClaims: Sendable, Equatable {
 
     public init(email: String, phone: String, appMetadata: [String: JSONValue], userMetadata: [String: JSONValue]) {
         (self.email, self.phone, self.appMetadata, self.userMetadata) = (email, phone, appMetadata, userMetadata)
+    }
+}
+
+/// The `groups` claim: at most `maximum` memberships, oldest first, and whether some were left out (`groups_more`).
+public struct GroupsClaim: Sendable, Equatable {
+    public static let maximum = 16
+    public static let none = GroupsClaim(memberships: [], more: false)
+
+    public let memberships: [(id: String, role: String)]
+    public let more: Bool
+
+    init(memberships: [(id: String, role: String)], more: Bool) {
+        (self.memberships, self.more) = (memberships, more)
+    }
+
+    /// From `users.group_claims` (`<group>:<role>,…`, oldest first).
+    public init(stored: String?) {
+        let entries = (stored ?? "").split(separator: ",").compactMap { entry -> (id: String, role: String)? in
+            let parts = entry.split(separator: ":", maxSplits: 1)
+            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+        }
+        self.init(memberships: Array(entries.prefix(Self.maximum)), more: entries.count > Self.maximum)
+    }
+
+    public static func == (lhs: GroupsClaim, rhs: GroupsClaim) -> Bool {
+        lhs.more == rhs.more && lhs.memberships.map { "\($0.id):\($0.role)" } == rhs.memberships.map { "\($0.id):\($0.role)" }
     }
 }
 
@@ -149,7 +187,8 @@ public struct AccessTokens: Sendable {
     public var lifetime: Int { Int(ttl) }
 
     public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool,
-                      style: ClaimStyle = .lanyard, profile: SupabaseProfileClaims? = nil) throws -> String {
+                      style: ClaimStyle = .lanyard, profile: SupabaseProfileClaims? = nil,
+                      groups: GroupsClaim = .none) throws -> String {
         let now = clock.now()
         var claims = AccessTokenClaims(
             iss: issuer, sub: userID, aud: Self.audience,
@@ -158,6 +197,7 @@ public struct AccessTokens: Sendable {
             auth_time: authTime.unixSeconds, amr: [method], is_anonymous: isAnonymous, role: "authenticated",
             style: style)
         claims.profile = profile
+        claims.groups = groups
         let (kid, key) = keys.signingKey(at: now)
         return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }

@@ -147,7 +147,7 @@ struct GoTrueRoutes {
         let user = GoTrueUser(try await AccountDetails.load(userID: session.answer.user.id, api.dependencies))
         let accessToken = try api.dependencies.accessTokens.issue(
             userID: session.answer.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
-            isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims)
+            isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims, groups: session.groups)
         return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, user: user,
                                                    now: api.dependencies.clock.now()))
     }

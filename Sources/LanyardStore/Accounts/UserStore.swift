@@ -11,6 +11,9 @@ public struct UserRecord: Sendable, Equatable {
     public var mergedAt: Date?
     /// Set while an operator has disabled the account (reference section 11).
     public var disabledAt: Date?
+    /// The account's memberships as the access token's `groups` claim reads them: `<group>:<role>` joined by
+    /// commas, oldest first; `nil` without any (`GroupMemberStore` keeps it).
+    public var groupClaims: String?
 
     public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil) {
         self.id = id
@@ -31,6 +34,7 @@ public struct UserRecord: Sendable, Equatable {
         mergedInto = try row.optionalString("merged_into")
         mergedAt = try row.optionalDate("merged_at")
         disabledAt = try row.optionalDate("disabled_at")
+        groupClaims = try row.optionalString("group_claims")
     }
 }
 

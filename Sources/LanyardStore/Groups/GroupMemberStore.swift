@@ -42,6 +42,14 @@ public struct GroupMemberStore: Sendable {
             INSERT INTO group_members (group_id, user_id, role, joined_at, share_email) VALUES ($1, $2, $3, $4, $5)
             """, [.text(member.groupID), .text(member.userID), .text(member.role), .date(member.joinedAt),
                   .bool(member.shareEmail)])
+        try await refreshClaims(userID: member.userID)
+    }
+
+    /// Rewrites `users.group_claims` from the account's memberships: after every change to them, in its transaction.
+    public func refreshClaims(userID: String) async throws {
+        let claims = try await memberships(userID: userID).map { "\($0.groupID):\($0.role)" }.joined(separator: ",")
+        try await connection.query("UPDATE users SET group_claims = $2 WHERE id = $1",
+                                   [.text(userID), .optionalText(claims.isEmpty ? nil : claims)])
     }
 
     public func find(groupID: String, userID: String) async throws -> GroupMemberRow? {
@@ -96,6 +104,7 @@ public struct GroupMemberStore: Sendable {
     public func setRole(groupID: String, userID: String, role: String) async throws {
         try await connection.query("UPDATE group_members SET role = $3 WHERE group_id = $1 AND user_id = $2",
                                    [.text(groupID), .text(userID), .text(role)])
+        try await refreshClaims(userID: userID)
     }
 
     public func setShareEmail(groupID: String, userID: String, share: Bool) async throws {
@@ -109,5 +118,6 @@ public struct GroupMemberStore: Sendable {
                                    [.text(groupID), .text(userID)])
         try await connection.query("DELETE FROM group_members WHERE group_id = $1 AND user_id = $2",
                                    [.text(groupID), .text(userID)])
+        try await refreshClaims(userID: userID)
     }
 }

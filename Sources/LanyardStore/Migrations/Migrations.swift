@@ -213,7 +213,11 @@ public enum Migrations {
         // Groups (reference section 14). One owner per group is a unique index, so no interleaving of transfers,
         // deletions and joins can leave two. Group records mirror `records`, keyed by the group: the same versions,
         // tombstones and per-collection cursors, and a feed sequence per group that the change feed reads.
+        // `users.group_claims` is the access token's `groups` claim kept ready ("<group>:<role>,…", oldest
+        // membership first), rewritten by every membership change: sign-in and refresh read it with the account
+        // row they already read, so accounts without groups pay nothing for the claim.
         Migration(version: 10, name: "groups for family sharing", statements: [
+            "ALTER TABLE users ADD COLUMN group_claims TEXT",
             """
             CREATE TABLE groups (
                 id TEXT PRIMARY KEY,

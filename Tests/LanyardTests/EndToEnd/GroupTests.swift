@@ -406,4 +406,41 @@ import Testing
             #expect(roles == [owner.userID: "owner", existing.userID: "admin"])
         }
     }
+
+    @Test(arguments: TestDatabase.available)
+    func theAccessTokenCarriesTheGroupsClaimFromSignInAndRefresh(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let owner = try await server.signIn(.apple, sub: "claims-owner")
+            #expect(owner.claims["groups"] == nil)
+            let groupID = try await Self.family(server, owner)
+            let member = try await server.signIn(.google, sub: "claims-member")
+            #expect(try await Self.join(server, try await Self.invite(server, groupID, by: owner, ["role": "viewer"]),
+                                        member).status == 200)
+            // Read at refresh and sign-in: the membership with its role.
+            var refreshed = try Session(try await server.refresh(member.refreshToken))
+            #expect(refreshed.claims["groups"] as? [[String: String]] == [["id": groupID, "role": "viewer"]])
+            #expect(refreshed.claims["groups_more"] == nil)
+            _ = try await server.request(.PATCH, "/v1/groups/\(groupID)/members/\(member.userID)", json: ["role": "admin"],
+                                         bearer: owner.accessToken)
+            let signedIn = try await server.signIn(.google, sub: "claims-member")
+            #expect(signedIn.claims["groups"] as? [[String: String]] == [["id": groupID, "role": "admin"]])
+            // Lanyard itself never trusts the claim: removed, the member's token (claim and all) is refused at once.
+            #expect(try await server.delete("/v1/groups/\(groupID)/members/\(member.userID)", bearer: owner.accessToken).status == 204)
+            #expect(try await server.get("/v1/groups/\(groupID)", bearer: signedIn.accessToken).status == 404)
+            refreshed = try Session(try await server.refresh(refreshed.refreshToken))
+            #expect(refreshed.claims["groups"] == nil)
+
+            // At most 16, oldest membership first, and `groups_more` when some were left out.
+            var created = [groupID]
+            for index in 1...16 {
+                server.clock.advance(by: 1)
+                created.append(try await Self.family(server, owner, name: "Group \(index)"))
+            }
+            let many = try await server.signIn(.apple, sub: "claims-owner")
+            let claimed = try #require(many.claims["groups"] as? [[String: String]])
+            #expect(claimed.map { $0["id"] } == Array(created.prefix(16)))
+            #expect(claimed.allSatisfy { $0["role"] == "owner" })
+            #expect(many.claims["groups_more"] as? Bool == true)
+        }
+    }
 }
