@@ -77,6 +77,13 @@ enum Output {
         print(String(decoding: try encoder(pretty: true).encode(value), as: UTF8.self))
     }
 
+    /// A value that writes its own JSON, pretty-printed.
+    static func json(_ value: some JSONWritable) throws {
+        let object = try JSONSerialization.jsonObject(with: Data(JSONWriter.write(value)))
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
     static func jsonLine(_ value: some Encodable) throws {
         print(String(decoding: try encoder(pretty: false).encode(value), as: UTF8.self))
     }

@@ -16,6 +16,9 @@ struct AdminRoutes {
         group.delete("users/:id", use: deleteUser)
         group.post("users/:id/signout", use: signOut)
         group.delete("users/:id/sessions/:session", use: revokeSession)
+        group.get("groups", use: groups)
+        group.get("groups/:gid", use: groupDetails)
+        group.delete("groups/:gid", use: dissolveGroup)
         group.get("audit", use: audit)
         group.get("stats", use: stats)
     }
@@ -60,6 +63,22 @@ struct AdminRoutes {
         try await administration.revokeSession(userID: context.identifier("id"),
                                                sessionID: context.identifier("session"),
                                                client: api.client(request, context))
+        return JSONResponse.noContent()
+    }
+
+    @Sendable func groups(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let query = AdminQuery(request)
+        return JSONResponse.make(try await GroupAdministration(api.dependencies).groups(
+            query: query.string("query"), limit: try query.integer("limit")))
+    }
+
+    @Sendable func groupDetails(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        JSONResponse.make(try await GroupAdministration(api.dependencies).group(id: context.identifier("gid")))
+    }
+
+    @Sendable func dissolveGroup(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try await GroupAdministration(api.dependencies).dissolve(id: context.identifier("gid"),
+                                                                 client: api.client(request, context))
         return JSONResponse.noContent()
     }
 

@@ -57,10 +57,12 @@ public struct GroupMemberStore: Sendable {
                                    [.text(groupID), .text(userID)]).map(GroupMemberRow.init(row:))
     }
 
-    /// The group's members, longest-standing first.
+    /// The group's members, longest-standing first (joined in the same millisecond: the higher role first).
     public func list(groupID: String) async throws -> [GroupMemberRow] {
-        try await connection.query("SELECT * FROM group_members WHERE group_id = $1 ORDER BY joined_at, user_id",
-                                   [.text(groupID)]).map(GroupMemberRow.init(row:))
+        try await connection.query("""
+            SELECT * FROM group_members WHERE group_id = $1
+            ORDER BY joined_at, CASE role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'member' THEN 2 ELSE 3 END, user_id
+            """, [.text(groupID)]).map(GroupMemberRow.init(row:))
     }
 
     /// The group's members with what the member list may show of their accounts.

@@ -53,4 +53,31 @@ import Testing
         #expect(try await Self.run(["users", "show", ada.userID], databaseURL: databaseURL).0 == 1)
         await running.stop()
     }
+
+    @Test func anOperatorListsShowsAndDissolvesGroupsFromTheCommandLine() async throws {
+        let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
+        defer { Task { await cleanup() } }
+        let clock = ManualClock(Date())
+        let running = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock)
+        let server = TestServer(running, clock: clock)
+        let parent = try await server.signIn(.apple, sub: "cli-parent", email: "p@privaterelay.appleid.com")
+        let groupID = try await GroupTests.family(server, parent, name: "The Lovelaces")
+        let child = try await server.signIn(.google, sub: "cli-child")
+        #expect(try await GroupTests.join(server, try await GroupTests.invite(server, groupID, by: parent), child).status == 200)
+        let pendingCode = try await GroupTests.invite(server, groupID, by: parent, ["role": "viewer"])
+
+        let (listed, table) = try await Self.run(["groups", "list", "--query", "lovelace"], databaseURL: databaseURL)
+        #expect(listed == 0 && table.contains(groupID) && table.contains("The Lovelaces"))
+        let (_, json) = try await Self.run(["groups", "show", groupID, "--json"], databaseURL: databaseURL)
+        let details = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let group = try #require(details["group"] as? [String: Any])
+        #expect((group["members"] as? [[String: Any]])?.compactMap { $0["user_id"] as? String } == [parent.userID, child.userID])
+        #expect((details["invites"] as? [[String: Any]])?.count == 1)
+        #expect(!json.contains(pendingCode) && !json.contains("privaterelay"))
+
+        #expect(try await Self.run(["groups", "dissolve", groupID, "--yes"], databaseURL: databaseURL).0 == 0)
+        #expect(try await server.get("/v1/groups/\(groupID)", bearer: child.accessToken).status == 404)
+        #expect(try await Self.run(["groups", "show", groupID], databaseURL: databaseURL).0 == 1)
+        await running.stop()
+    }
 }

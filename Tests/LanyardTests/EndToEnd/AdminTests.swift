@@ -186,4 +186,37 @@ import Testing
             #expect(!console.text.contains("<script>"))
         }
     }
+
+    @Test(arguments: TestDatabase.available)
+    func operatorsFindInspectAndDissolveGroups(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.adminKey = Self.key }) { server in
+            let parent = try await server.signIn(.apple, sub: "admin-parent", email: "x@privaterelay.appleid.com")
+            let groupID = try await GroupTests.family(server, parent, name: "Hopper household")
+            let child = try await server.signIn(.google, sub: "admin-child", email: "kid@example.com")
+            #expect(try await GroupTests.join(server, try await GroupTests.invite(server, groupID, by: parent), child).status == 200)
+            _ = try await server.request(.PATCH, "/v1/groups/\(groupID)/members/me", json: ["share_email": true],
+                                         bearer: parent.accessToken)
+            let code = try await GroupTests.invite(server, groupID, by: parent, ["max_uses": 3])
+            _ = try await GroupTests.family(server, child, name: "Other")
+
+            let found = try await server.get("/v1/admin/groups?query=HOPPER", bearer: Self.key)
+            let groups = try #require(found.json["groups"] as? [[String: Any]])
+            #expect(groups.map { $0["id"] as? String } == [groupID])
+            #expect(groups.first?["member_count"] as? Int == 2 && groups.first?["role"] == nil)
+            #expect((try await server.get("/v1/admin/groups", bearer: Self.key).json["groups"] as? [Any])?.count == 2)
+            #expect(try await server.get("/v1/admin/groups?limit=0", bearer: Self.key).errorDetails["field"] as? String == "limit")
+            #expect(try await server.get("/v1/admin/groups", bearer: "wrong").status == 403)
+
+            let details = try await server.get("/v1/admin/groups/\(groupID.uppercased())", bearer: Self.key)
+            let group = try #require(details.json["group"] as? [String: Any])
+            #expect((group["members"] as? [[String: Any]])?.map { $0["role"] as? String } == ["owner", "member"])
+            #expect((details.json["invites"] as? [[String: Any]])?.first?["max_uses"] as? Int == 3)
+            #expect(!details.text.contains(code) && !details.text.contains("privaterelay"))
+            #expect(try await server.get("/v1/admin/groups/nope", bearer: Self.key).status == 404)
+
+            #expect(try await server.delete("/v1/admin/groups/\(groupID)", bearer: Self.key).status == 204)
+            #expect(try await server.get("/v1/groups/\(groupID)", bearer: parent.accessToken).status == 404)
+            #expect(try await server.get("/v1/admin/groups/\(groupID)", bearer: Self.key).status == 404)
+        }
+    }
 }

@@ -257,6 +257,13 @@ import Testing
         #expect(try await client.send(.POST, "/v1/admin/users/\(linus.userID)/signout", bearer: key).status == 200)
         #expect(try await client.send(.GET, "/v1/admin/audit?limit=20", bearer: key).status == 200)
         #expect(try await client.send(.GET, "/v1/admin/stats", bearer: key).status == 200)
+        let founder = try await client.server.signIn(.apple, sub: "founder")
+        let family = try await client.server.post("/v1/groups", ["name": "Admin's view"], bearer: founder.accessToken)
+        let familyID = try #require(family.json["id"] as? String)
+        #expect(try await client.send(.GET, "/v1/admin/groups?query=view", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/groups/\(familyID)", bearer: key).status == 200)
+        try await client.send(.GET, "/v1/admin/groups/none", bearer: key)
+        #expect(try await client.send(.DELETE, "/v1/admin/groups/\(familyID)", bearer: key).status == 204)
         #expect(try await client.send(.DELETE, "/v1/admin/users/\(linus.userID)", bearer: key).status == 204)
     }
 

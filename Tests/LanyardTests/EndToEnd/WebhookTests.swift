@@ -71,6 +71,44 @@ import Testing
         await receiver.stop()
     }
 
+    @Test(arguments: TestDatabase.available)
+    func everyGroupChangeArrivesSignedWithItsActor(database: TestDatabase) async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(database, configure: { Self.configure(receiver)(&$0); $0.adminKey = AdminTests.key }) { server in
+            let parent = try await server.signIn(.apple, sub: "hook-parent")
+            let child = try await server.signIn(.google, sub: "hook-child")
+            let groupID = try await GroupTests.family(server, parent)
+            _ = try await server.request(.PATCH, "/v1/groups/\(groupID)", json: ["name": "Renamed"], bearer: parent.accessToken)
+            #expect(try await GroupTests.join(server, try await GroupTests.invite(server, groupID, by: parent), child).status == 200)
+            _ = try await server.request(.PATCH, "/v1/groups/\(groupID)/members/\(child.userID)", json: ["role": "admin"],
+                                         bearer: parent.accessToken)
+            #expect(try await server.post("/v1/groups/\(groupID)/transfer", ["user_id": child.userID],
+                                          bearer: parent.accessToken).status == 200)
+            #expect(try await server.post("/v1/groups/\(groupID)/leave", bearer: parent.accessToken).status == 204)
+            #expect(try await server.delete("/v1/admin/groups/\(groupID)", bearer: AdminTests.key).status == 204)
+
+            // Two sign-ups, then the group's seven changes.
+            let deliveries = try await receiver.waitFor(9)
+            #expect(deliveries.allSatisfy(Self.isSigned))
+            let group = deliveries.filter { $0.data["group_id"] == groupID }
+            #expect(group.map(\.type).sorted() == ["group.created", "group.deleted", "group.member_joined",
+                                                   "group.member_removed", "group.member_role_changed",
+                                                   "group.ownership_transferred", "group.updated"])
+            func event(_ type: String) -> [String: String] { group.first { $0.type == type }?.data ?? [:] }
+            #expect(event("group.created")["actor"] == parent.userID && event("group.created")["user_id"] == parent.userID)
+            #expect(event("group.member_joined")["user_id"] == child.userID && event("group.member_joined")["role"] == "member")
+            #expect(event("group.member_role_changed")["role"] == "admin" && event("group.member_role_changed")["from"] == "member")
+            #expect(event("group.ownership_transferred")["to"] == child.userID
+                    && event("group.ownership_transferred")["actor"] == parent.userID)
+            #expect(event("group.member_removed")["reason"] == "left" && event("group.member_removed")["user_id"] == parent.userID)
+            #expect(event("group.deleted")["actor"] == "admin" && event("group.deleted")["members"] == child.userID)
+            // Each is in the audit log too, with its actor.
+            let audit = try await server.get("/v1/admin/audit?limit=50", bearer: AdminTests.key)
+            #expect(audit.text.contains("group.ownership_transferred") && audit.text.contains("group.member_role_changed"))
+        }
+        await receiver.stop()
+    }
+
     @Test func aFailingReceiverGetsTheEventAfterItRecoversWithTheSameID() async throws {
         let receiver = try await WebhookReceiver()
         receiver.answer([500, 503, 404])
