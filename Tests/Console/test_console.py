@@ -84,7 +84,7 @@ class ConsoleTests(unittest.TestCase):
 
         # Before anyone signed in: the key form, and nothing of the console (no navigation, no "Sign out").
         self.wait.until(EC.visibility_of_element_located((By.ID, "key")))
-        for hidden in ["bar", "signout", "nav-users", "nav-activity"]:
+        for hidden in ["bar", "signout", "nav-users", "nav-groups", "nav-activity"]:
             self.assertFalse(self.browser.find_element(By.ID, hidden).is_displayed(), hidden)
         self.screenshot("00-signed-out")
 
@@ -157,6 +157,47 @@ class ConsoleTests(unittest.TestCase):
         search.send_keys("nobody-has-this-" + secrets.token_hex(4))
         self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#results .empty"), "No accounts match"))
         self.screenshot("07-empty-search")
+
+    def test_an_operator_opens_a_family_and_dissolves_it(self):
+        base = SERVER["base"]
+        parent = sign_in("apple", "parent-" + secrets.token_hex(4), {"given_name": "Grace", "family_name": "Hopper"},
+                         email="grace@privaterelay.appleid.com").json()
+        child = sign_in("google", "child-" + secrets.token_hex(4), email="kid@example.org").json()
+        auth = lambda session: {"Authorization": f"Bearer {session['access_token']}"}
+        name = "Hoppers " + secrets.token_hex(3)
+        group = httpx.post(f"{base}/v1/groups", json={"name": name}, headers=auth(parent)).json()
+        code = httpx.post(f"{base}/v1/groups/{group['id']}/invites", json={}, headers=auth(parent)).json()["code"]
+        self.assertEqual(httpx.post(f"{base}/v1/invites/{code}/accept", headers=auth(child)).status_code, 200)
+        httpx.patch(f"{base}/v1/groups/{group['id']}/members/me", json={"share_email": True}, headers=auth(parent))
+        pending = httpx.post(f"{base}/v1/groups/{group['id']}/invites", json={"role": "viewer", "max_uses": 5},
+                             headers=auth(parent)).json()
+
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.find_element(By.ID, "nav-groups").click()
+        search = self.wait.until(EC.visibility_of_element_located((By.ID, "group-search")))
+        search.send_keys(name)
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "tr[data-group-id]")) == 1)
+        self.screenshot("08-groups")
+        self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
+        title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
+        self.assertIn(name, title.text)
+        members = self.browser.find_elements(By.CSS_SELECTOR, "#members tr[data-member-id]")
+        self.assertEqual([row.get_attribute("data-member-id") for row in members],
+                         [parent["user"]["id"], child["user"]["id"]])
+        self.assertIn("owner", members[0].text.lower())
+        # The page never shows a relay address, and never an invite's code.
+        page = self.browser.find_element(By.ID, "view").text
+        self.assertNotIn("privaterelay", page)
+        self.assertNotIn(pending["code"], page)
+        self.assertEqual(len(self.browser.find_elements(By.CSS_SELECTOR, "#invites tr[data-invite-id]")), 1)
+        self.screenshot("09-group")
+
+        self.browser.find_element(By.ID, "dissolve").click()
+        self.confirm()
+        self.wait.until(EC.visibility_of_element_located((By.ID, "group-search")))
+        gone = httpx.get(f"{base}/v1/groups/{group['id']}", headers=auth(child))
+        self.assertEqual(gone.status_code, 404)
 
     @staticmethod
     def session_id(session):

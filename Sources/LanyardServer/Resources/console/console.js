@@ -257,6 +257,96 @@ async function userView(id) {
       events.length ? h("ul", { class: "timeline" }, events) : empty("No events", "Nothing recorded for this account.")));
 }
 
+// MARK: Groups
+
+const groupsState = { query: "" };
+
+async function groupsView() {
+  const search = h("input", { type: "search", id: "group-search", placeholder: "Search by group name or id",
+    value: groupsState.query, "aria-label": "Search groups" });
+  const results = h("div", { id: "group-results" }, h("p", { class: "loading" }, "Loading…"));
+  let timer;
+  const restart = () => { groupsState.query = search.value.trim(); loadGroups(results); };
+  search.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(restart, 250); });
+  search.addEventListener("keydown", (event) => { if (event.key === "Enter") { clearTimeout(timer); restart(); } });
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Groups"),
+      h("p", { class: "muted" }, "Families and teams, newest first."))),
+    h("div", { class: "card" }, h("div", { class: "toolbar" }, search), results));
+  search.focus();
+  await loadGroups(results);
+}
+
+async function loadGroups(results) {
+  const params = new URLSearchParams({ limit: "50" });
+  if (groupsState.query) params.set("query", groupsState.query);
+  try {
+    const { groups } = await api("GET", `/v1/admin/groups?${params}`);
+    if (groups.length === 0) {
+      results.replaceChildren(empty(groupsState.query ? "No groups match" : "No groups yet",
+        groupsState.query ? "Try part of a name, or a group's id." : "Groups appear here once people create them."));
+      return;
+    }
+    const open = (group) => { location.hash = `#/groups/${group.id}`; };
+    results.replaceChildren(h("table", {},
+      h("thead", {}, h("tr", {}, ["Group", "Kind", "Members", "Created"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, groups.map((group) => h("tr", { class: "link", "data-group-id": group.id, tabindex: "0",
+          onclick: () => open(group), onkeydown: (event) => { if (event.key === "Enter") open(group); } },
+        h("td", {}, h("div", {}, group.name), h("div", { class: "muted mono" }, group.id)),
+        h("td", {}, group.kind), h("td", {}, String(group.member_count)),
+        h("td", { title: when(group.created_at) }, ago(group.created_at)))))));
+  } catch (error) {
+    results.replaceChildren(errorBox(error));
+  }
+}
+
+async function groupView(id) {
+  const back = () => h("a", { href: "#/groups", class: "back" }, "← Groups");
+  show(back(), h("p", { class: "loading" }, "Loading…"));
+  let details;
+  try {
+    details = await api("GET", `/v1/admin/groups/${encodeURIComponent(id)}`);
+  } catch (error) {
+    show(back(), error.status === 404 ? empty("No such group", "It may have been dissolved.") : errorBox(error));
+    return;
+  }
+  const { group, invites } = details;
+  const actionError = h("div", { id: "action-error" });
+  const dissolve = h("button", { type: "button", id: "dissolve", class: "danger", onclick: async () => {
+    if (!(await confirmDialog("Dissolve this group?",
+      `Its ${group.member_count} member${group.member_count === 1 ? "" : "s"} lose it, and its invites and records are deleted. The members' accounts stay. This cannot be undone.`,
+      "Dissolve"))) return;
+    try {
+      await api("DELETE", `/v1/admin/groups/${encodeURIComponent(id)}`);
+      location.hash = "#/groups";
+    } catch (error) {
+      actionError.replaceChildren(errorBox(error));
+    }
+  } }, "Dissolve");
+  const memberRows = (group.members || []).map((member) => h("tr", { class: "link", "data-member-id": member.user_id,
+      tabindex: "0", onclick: () => { location.hash = `#/users/${member.user_id}`; } },
+    h("td", {}, h("div", {}, member.display_name || h("span", { class: "muted" }, "(no name)")),
+      h("div", { class: "muted mono" }, member.user_id)),
+    h("td", {}, h("span", { class: `badge role ${member.role}` }, member.role)),
+    h("td", {}, member.email || h("span", { class: "muted" }, "not shared")),
+    h("td", { title: when(member.joined_at) }, ago(member.joined_at))));
+  const inviteRows = invites.map((invite) => h("tr", { "data-invite-id": invite.id },
+    h("td", { class: "mono" }, invite.id), h("td", {}, invite.role), h("td", {}, `${invite.uses} of ${invite.max_uses}`),
+    h("td", {}, when(invite.expires_at)), h("td", { class: "mono" }, invite.created_by)));
+  show(back(),
+    h("div", { class: "head" },
+      h("div", {}, h("h1", { id: "group-title" }, group.name, " ", h("span", { class: "badge" }, group.kind)),
+        h("p", { class: "muted" }, h("span", { class: "mono" }, group.id),
+          ` · created ${when(group.created_at)} · when the owner's account is deleted: ${group.on_owner_deleted}`)),
+      h("div", { class: "actions" }, dissolve)),
+    actionError,
+    h("div", { class: "card" }, h("h2", {}, `Members (${group.member_count})`),
+      h("table", { id: "members" }, h("thead", {}, h("tr", {}, ["Member", "Role", "Email", "Joined"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, memberRows))),
+    h("div", { class: "card" }, h("h2", {}, "Pending invites"),
+      inviteRows.length ? h("table", { id: "invites" }, h("thead", {}, h("tr", {}, ["Invite", "Role", "Used", "Expires", "Created by"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, inviteRows)) : empty("No pending invites", "Codes are shown only to the member who created them.")));
+}
+
 async function activityView() {
   show(h("h1", {}, "Activity"), h("p", { class: "loading" }, "Loading…"));
   let stats;
@@ -343,9 +433,13 @@ function route() {
   if (!signedIn) { $("#key").focus(); return; }
   const path = location.hash.replace(/^#/, "") || "/users";
   $("#nav-users").classList.toggle("active", path.startsWith("/users"));
+  $("#nav-groups").classList.toggle("active", path.startsWith("/groups"));
   $("#nav-activity").classList.toggle("active", path === "/activity");
   const user = path.match(/^\/users\/(.+)$/);
+  const group = path.match(/^\/groups\/(.+)$/);
   if (user) userView(decodeURIComponent(user[1]));
+  else if (group) groupView(decodeURIComponent(group[1]));
+  else if (path === "/groups") groupsView();
   else if (path === "/activity") activityView();
   else usersView();
 }
