@@ -38,9 +38,13 @@ public struct ErrorResponse: Sendable, Equatable, Codable {
         public var retryAfter: Double?
         /// The record's version now (`VERSION_CONFLICT`).
         public var currentVersion: Int?
+        /// The role the action needs (`INSUFFICIENT_ROLE`).
+        public var required: String?
+        /// The limit reached (`GROUP_LIMIT`).
+        public var limit: Int?
 
         enum CodingKeys: String, CodingKey {
-            case field, reason, provider
+            case field, reason, provider, required, limit
             case mergeAvailable = "merge_available", retryAfter = "retry_after", currentVersion = "current_version"
         }
     }

@@ -109,10 +109,13 @@ public struct DataRecord<Value: Codable & Sendable>: Sendable, Codable {
     public var deleted: Bool?
     /// The app's value; absent for a tombstone.
     public var data: Value?
+    /// A group record's author and last writer (reference section 14); absent for the account's own records.
+    public var createdBy: String?
+    public var updatedBy: String?
 
     enum CodingKeys: String, CodingKey {
         case id, version, deleted, data
-        case updatedAt = "updated_at"
+        case updatedAt = "updated_at", createdBy = "created_by", updatedBy = "updated_by"
     }
 }
 

@@ -12,6 +12,19 @@ import Foundation
 /// }
 /// ```
 public struct LiveChange: Sendable, Equatable {
+    /// What happened: a record written or deleted, or a source of records gone from the feed.
+    public enum Kind: Sendable, Equatable {
+        /// A record written or deleted (`isDeleted`).
+        case record
+        /// The account left `groupID` (or was removed, or the group was dissolved): drop its records; nothing of
+        /// it follows.
+        case groupRemoved
+        /// `sharedBy` stopped sharing `collection` with `groupID`: drop those records.
+        case shareRemoved
+    }
+
+    /// A record change, or a group or shared collection gone.
+    public var kind: Kind = .record
     /// The record's collection.
     public var collection: String
     /// The record's id.
@@ -39,6 +52,20 @@ public struct LiveChange: Sendable, Equatable {
     public func value<Record: Decodable>(as type: Record.Type) throws -> Record? {
         guard let data else { return nil }
         return try WireCoding.decoder().decode(Record.self, from: data)
+    }
+
+    /// A group or shared collection gone (`group_removed`, `share_removed` events).
+    init?(removal event: ServerSentEvent) {
+        guard let cursor = event.id,
+              let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
+              let group = object["group_id"] as? String else { return nil }
+        switch event.name {
+        case "group_removed": kind = .groupRemoved
+        case "share_removed": kind = .shareRemoved
+        default: return nil
+        }
+        (collection, id, version, updatedAt, isDeleted) = (object["collection"] as? String ?? "", "", 0, Date(), true)
+        (groupID, sharedBy, self.cursor, data) = (group, object["shared_by"] as? String, cursor, nil)
     }
 
     /// The change an event of the stream carries, or nil when it is not one.

@@ -107,6 +107,10 @@ public struct LiveChanges: AsyncSequence, Sendable {
                 remember(change.cursor)
                 (failures, refusedOnce) = (0, false)
                 return feed.filter(change) ? change : nil
+            case "group_removed", "share_removed":
+                guard let removal = LiveChange(removal: event) else { return nil }
+                remember(removal.cursor)
+                return feed.filter(removal) ? removal : nil
             case "ready":
                 feed.state.isLive = true
                 (failures, refusedOnce) = (0, false)

@@ -13,7 +13,7 @@ extension LanyardCollection {
     public func changes() -> LiveCollectionChanges<Record> {
         let name = self.name
         return LiveCollectionChanges(changes: LiveChanges(client: client, since: nil, scope: name) {
-            $0.collection == name && $0.groupID == nil
+            $0.kind == .record && $0.collection == name && $0.groupID == nil
         })
     }
 }
@@ -28,6 +28,8 @@ public struct LiveCollectionChanges<Record: Codable & Sendable>: AsyncSequence, 
     public typealias Element = Change<Record>
 
     let changes: LiveChanges
+    /// A change that ends the sequence (the group of a group collection removed); none for the account's own.
+    var ends: @Sendable (LiveChange) -> Bool = { _ in false }
 
     /// Whether the feed has caught up and is delivering changes as they happen.
     ///
@@ -37,15 +39,16 @@ public struct LiveCollectionChanges<Record: Codable & Sendable>: AsyncSequence, 
     public var isLive: Bool { changes.isLive }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: changes.makeAsyncIterator())
+        Iterator(base: changes.makeAsyncIterator(), ends: ends)
     }
 
     /// Decodes each change of the collection as `Record`.
     public struct Iterator: AsyncIteratorProtocol {
         var base: LiveChanges.Iterator
+        let ends: @Sendable (LiveChange) -> Bool
 
         public mutating func next() async throws -> Change<Record>? {
-            guard let change = try await base.next() else { return nil }
+            guard let change = try await base.next(), !ends(change) else { return nil }
             return Change(id: change.id, version: change.version, updatedAt: change.updatedAt,
                           value: try change.value(as: Record.self))
         }

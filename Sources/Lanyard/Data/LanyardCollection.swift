@@ -48,12 +48,7 @@ public struct LanyardCollection<Record: Codable & Sendable>: Sendable {
     /// if let reminder = try await reminders.get("r1") { print(reminder.value.title) }
     /// ```
     public func get(_ id: String) async throws -> StoredRecord<Record>? {
-        do {
-            return try StoredRecord(try await client.sendAuthorized(APIRequest("GET", path(id)),
-                                                                    as: DataRecord<Record>.self))
-        } catch LanyardError.notFound {
-            return nil
-        }
+        try await RecordReads.get(client, path(id))
     }
 
     /// Deletes record `id`, leaving a tombstone that other devices see in their changes. Throws `.notFound`
@@ -75,17 +70,7 @@ public struct LanyardCollection<Record: Codable & Sendable>: Sendable {
     /// savedCursor = batch.cursor
     /// ```
     public func changes(since cursor: String?, pageSize: Int = 500) async throws -> ChangeBatch<Record> {
-        var changes: [Change<Record>] = []
-        var cursor = cursor
-        while true {
-            var query = [URLQueryItem(name: "limit", value: String(pageSize))]
-            if let cursor { query.append(URLQueryItem(name: "since", value: cursor)) }
-            let page = try await client.sendAuthorized(APIRequest("GET", "v1/data/\(name)", query: query),
-                                                       as: DataChanges<Record>.self)
-            changes += page.records.map { Change($0) }
-            cursor = page.nextCursor ?? cursor
-            if !page.hasMore { return ChangeBatch(changes: changes, cursor: cursor) }
-        }
+        try await RecordReads.changes(client, "v1/data/\(name)", since: cursor, pageSize: pageSize)
     }
 
     /// The changes since the last `pullChanges()` on this device, for this account; the client keeps the cursor
@@ -127,13 +112,16 @@ public struct StoredRecord<Record: Sendable>: Sendable {
     public var updatedAt: Date
     /// The record.
     public var value: Record
-
+    /// A group record's author and last writer; nil for the account's own records.
+    public var createdBy: String?
+    public var updatedBy: String?
 }
 
 extension StoredRecord where Record: Codable {
     init(_ payload: DataRecord<Record>) throws {
         guard let value = payload.data else { throw LanyardError.invalidResponse(status: 200) }
-        self.init(id: payload.id, version: payload.version, updatedAt: payload.updatedAt, value: value)
+        self.init(id: payload.id, version: payload.version, updatedAt: payload.updatedAt, value: value,
+                  createdBy: payload.createdBy, updatedBy: payload.updatedBy)
     }
 }
 

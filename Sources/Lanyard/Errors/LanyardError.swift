@@ -60,6 +60,16 @@ public enum LanyardError: Error, Sendable, Equatable {
     case versionConflict(currentVersion: Int?)
     /// `ACCOUNT_DISABLED`: an operator disabled the account. The client has signed out.
     case accountDisabled
+    /// `INVITE_UNUSABLE`: the invite's code expired, was revoked or was used as many times as it may
+    /// (`reason`: `expired`, `revoked`, `used_up`). Ask for a new one.
+    case inviteUnusable(reason: String)
+    /// `GROUP_LIMIT`: the group is full (`group_full`), the account is in as many groups as it may
+    /// (`too_many_groups`), or the group has as many pending invites as it may (`too_many_invites`).
+    case groupLimit(reason: String, limit: Int?)
+    /// `INSUFFICIENT_ROLE`: the account's role in the group is below `required`.
+    case insufficientRole(required: GroupRole?)
+    /// `OWNER_MUST_TRANSFER`: the owner cannot leave; transfer the group to another member first.
+    case ownerMustTransfer
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -127,6 +137,20 @@ extension LanyardError: LocalizedError {
         case .identityNotOnAccount: "That account isn't linked to you. Sign in with one of your account's sign-in methods."
         case .versionConflict: "This changed on another device. Reload and try again."
         case .accountDisabled: "This account has been disabled."
+        case .inviteUnusable(let reason):
+            switch reason {
+            case "expired": "This invite has expired. Ask for a new one."
+            case "revoked": "This invite was cancelled. Ask for a new one."
+            default: "This invite has already been used. Ask for a new one."
+            }
+        case .groupLimit(let reason, _):
+            switch reason {
+            case "group_full": "This group is full."
+            case "too_many_groups": "You're in as many groups as you can be. Leave one first."
+            default: "This group has too many open invites. Cancel some first."
+            }
+        case .insufficientRole: "You don't have permission to do that in this group."
+        case .ownerMustTransfer: "Hand the group to another member before you leave it."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."
@@ -165,6 +189,10 @@ extension LanyardError {
         case "VERSION_CONFLICT": return .versionConflict(currentVersion: error.details?.currentVersion)
         case "ACCOUNT_DISABLED": return .accountDisabled
         case "SERVICE_UNAVAILABLE": return .serviceUnavailable(retryAfter: retryAfter)
+        case "INVITE_UNUSABLE": return .inviteUnusable(reason: error.details?.reason ?? "")
+        case "GROUP_LIMIT": return .groupLimit(reason: error.details?.reason ?? "", limit: error.details?.limit)
+        case "INSUFFICIENT_ROLE": return .insufficientRole(required: error.details?.required.flatMap(GroupRole.init(rawValue:)))
+        case "OWNER_MUST_TRANSFER": return .ownerMustTransfer
         default: return .server(status: status, code: error.code, message: error.message)
         }
     }

@@ -1,0 +1,161 @@
+import Foundation
+
+/// A member's role in a group, highest first: one `owner`, then `admin`, `member`, `viewer`.
+///
+/// ```swift
+/// if group.role >= .admin { showInviteButton() }
+/// ```
+public enum GroupRole: String, Sendable, Codable, CaseIterable, Comparable {
+    case viewer, member, admin, owner
+
+    private var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+
+    public static func < (lhs: GroupRole, rhs: GroupRole) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A group for sharing records: a family or a team.
+///
+/// ```swift
+/// let family = try await client.groups.create(name: "The Smiths")
+/// print(family.id, family.role == .owner)
+/// ```
+public struct LanyardGroup: Sendable, Decodable, Identifiable, Equatable {
+    public enum Kind: String, Sendable, Codable { case family, team }
+
+    /// What happens to the group when its owner's account is deleted.
+    public enum OwnerDeletion: String, Sendable, Codable {
+        /// To the longest-standing admin, else member; dissolved when nobody is left.
+        case transfer
+        /// The group goes with its owner.
+        case dissolve
+    }
+
+    public var id: String
+    public var name: String
+    public var kind: Kind
+    public var createdAt: Date
+    public var onOwnerDeleted: OwnerDeletion
+    /// Whether members (not only admins) may invite.
+    public var membersCanInvite: Bool
+    public var memberCount: Int
+    /// The signed-in account's role in it.
+    public var role: GroupRole?
+    /// With `LanyardGroups.group(_:)` only: the members, longest-standing first.
+    public var members: [GroupMember]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, kind, role, members
+        case createdAt = "created_at", onOwnerDeleted = "on_owner_deleted", membersCanInvite = "members_can_invite"
+        case memberCount = "member_count"
+    }
+}
+
+/// A member as the group shows it: never an Apple relay address, and an email only where the member shares it.
+///
+/// ```swift
+/// ForEach(group.members ?? []) { Text($0.displayName ?? "Member") }
+/// ```
+public struct GroupMember: Sendable, Decodable, Identifiable, Equatable {
+    public var userID: String
+    public var displayName: String?
+    public var role: GroupRole
+    public var joinedAt: Date
+    public var email: String?
+
+    public var id: String { userID }
+
+    enum CodingKeys: String, CodingKey {
+        case role, email
+        case userID = "user_id", displayName = "display_name", joinedAt = "joined_at"
+    }
+}
+
+/// An invite: the code (and a link) to pass on by any channel; `code` and `url` only when just created.
+///
+/// ```swift
+/// let invite = try await client.groups.invite(to: family.id)
+/// ShareLink(item: invite.url!)   // or show invite.code, or a QR code of the URL
+/// ```
+public struct GroupInvite: Sendable, Decodable, Identifiable, Equatable {
+    public var id: String
+    /// Like `K7QMX-2XPDA`: typed in any case, with or without the dash.
+    public var code: String?
+    /// `<server>/join/<code>`, for a share sheet or a QR code.
+    public var url: URL?
+    public var role: GroupRole
+    public var maxUses: Int
+    public var uses: Int
+    public var expiresAt: Date
+    public var createdBy: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, code, url, role, uses
+        case maxUses = "max_uses", expiresAt = "expires_at", createdBy = "created_by"
+    }
+}
+
+/// What accepting a code would join, shown before joining: no members.
+///
+/// ```swift
+/// let preview = try await client.groups.preview(code: typedCode)
+/// confirmText = "Join \(preview.groupName) as \(preview.role.rawValue)?"
+/// ```
+public struct InvitePreview: Sendable, Decodable, Equatable {
+    public var groupName: String
+    public var kind: LanyardGroup.Kind
+    public var memberCount: Int
+    public var inviterName: String?
+    public var role: GroupRole
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey { case group, inviter, role, expiresAt = "expires_at" }
+    enum GroupKeys: String, CodingKey { case name, kind, memberCount = "member_count" }
+    enum InviterKeys: String, CodingKey { case displayName = "display_name" }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let group = try container.nestedContainer(keyedBy: GroupKeys.self, forKey: .group)
+        groupName = try group.decode(String.self, forKey: .name)
+        kind = try group.decode(LanyardGroup.Kind.self, forKey: .kind)
+        memberCount = try group.decode(Int.self, forKey: .memberCount)
+        inviterName = try container.nestedContainer(keyedBy: InviterKeys.self, forKey: .inviter)
+            .decodeIfPresent(String.self, forKey: .displayName)
+        role = try container.decode(GroupRole.self, forKey: .role)
+        expiresAt = try container.decode(Date.self, forKey: .expiresAt)
+    }
+}
+
+/// Who may read and write one of a group's collections.
+///
+/// ```swift
+/// try await client.groups.setPolicy(GroupPolicy(read: .viewer, write: .author), for: "chores", in: family.id)
+/// ```
+public struct GroupPolicy: Sendable, Codable, Equatable {
+    /// Who writes: members and up (`.member`), `.admin`, `.owner`, or `.author` (members only what they created).
+    public enum Write: String, Sendable, Codable { case member, admin, owner, author }
+
+    public var read: GroupRole
+    public var write: Write
+
+    public init(read: GroupRole = .viewer, write: Write = .member) {
+        (self.read, self.write) = (read, write)
+    }
+}
+
+/// One of a member's own collections shared read-only with a group.
+///
+/// ```swift
+/// for share in try await client.groups.shares(in: family.id) { print(share.userID, share.collection) }
+/// ```
+public struct GroupShare: Sendable, Decodable, Equatable {
+    public var groupID: String
+    public var userID: String
+    public var collection: String
+
+    enum CodingKeys: String, CodingKey { case collection, groupID = "group_id", userID = "user_id" }
+}
+
+struct GroupListBody: Decodable { var groups: [LanyardGroup] }
+struct InviteListBody: Decodable { var invites: [GroupInvite] }
+struct ShareListBody: Decodable { var shares: [GroupShare] }
+struct JoinBody: Decodable { var group: LanyardGroup; var role: GroupRole }
