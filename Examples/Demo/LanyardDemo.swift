@@ -86,7 +86,36 @@ struct LanyardDemo {
         guard seenLive.last == "r1: Buy milk (done)" else { throw DemoError("the iPhone did not see the edit: \(seenLive)") }
         say("the iPhone saw, in order: " + seenLive.joined(separator: "; "))
 
-        chapter("6. Grace, with only Apple, tries to unlink it")
+        chapter("6. Ada makes a family; her son joins with a code on his phone; the shopping list is shared live")
+        let family = try await iPhone.groups.create(name: "The Lovelaces")
+        let invite = try await iPhone.groups.invite(to: family.id)
+        say("Ada's invite code: \(invite.code ?? "?") (or the link \(invite.url?.absoluteString ?? "?"))")
+        let sons = LanyardClient(url: url, storage: MemorySessionStore())
+        try await sons.signInWithGoogle(idToken: try await emulator.idToken(.google, sub: "byron-\(run)"))
+        let preview = try await sons.groups.preview(code: invite.code ?? "")
+        say("Byron types it in: join \"\(preview.groupName)\" (\(preview.memberCount) member) as \(preview.role.rawValue)?")
+        try await sons.groups.join(code: invite.code ?? "")
+        let shopping = iPhone.groups.collection("shopping", of: Reminder.self, in: family.id)
+        try await shopping.put(Reminder(title: "Bread"), id: "bread")
+        let sonsList = sons.groups.collection("shopping", of: Reminder.self, in: family.id).changes()
+        let listening = Task { () -> [String] in
+            var seen: [String] = []
+            for try await change in sonsList {
+                seen.append("\(change.value?.title ?? "(deleted)")\(change.value?.done == true ? " (done)" : "")")
+                if change.value?.done == true { break }
+            }
+            return seen
+        }
+        while !sonsList.isLive { try await Task.sleep(for: .milliseconds(20)) }
+        try await shopping.put(Reminder(title: "Bread", done: true), id: "bread")
+        let seenBySon = try await withTimeout(seconds: 10) { try await listening.value }
+        guard seenBySon.last == "Bread (done)" else { throw DemoError("Byron did not see the list change: \(seenBySon)") }
+        say("Byron's phone saw, live: " + seenBySon.joined(separator: "; "))
+        try await sons.groups.leave(family.id)
+        let after = try await iPhone.groups.group(family.id)
+        say("Byron left; the family has \(after.memberCount) member: \(after.members?.first?.displayName ?? "?")")
+
+        chapter("7. Grace, with only Apple, tries to unlink it")
         let graces = LanyardClient(url: url, storage: MemorySessionStore())
         try await graces.signInWithApple(idToken: try await emulator.idToken(.apple, sub: "grace-\(run)"))
         do {
@@ -97,7 +126,7 @@ struct LanyardDemo {
             say("refused: \(LanyardError.cannotUnlinkOnlyProvider.errorDescription!)")
         }
 
-        chapter("7. Grace deletes her account")
+        chapter("8. Grace deletes her account")
         let events = graces.authEvents
         try await graces.deleteAccount()
         var iterator = events.makeAsyncIterator()
