@@ -21,6 +21,7 @@ extension LanyardRuntime {
         DataRoutes(api: api).register(on: router)
         GroupRoutes(api: api).register(on: router)
         GroupDataRoutes(api: api).register(on: router)
+        JoinPageRoutes().register(on: router)
         ChangeRoutes(api: api, hub: changeHub, stalls: streamStalls, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)

@@ -42,6 +42,12 @@ import Testing
             #expect(code.range(of: #"^[0-9A-Z]{5}-[0-9A-Z]{5}$"#, options: .regularExpression) != nil, "\(code)")
             #expect(invite.json["url"] as? String == server.baseURL + "/join/" + code)
             #expect(invite.json["max_uses"] as? Int == 1)
+            // The link opened in a browser shows the code and nothing of the group; anything else is not echoed.
+            let page = try await server.get("/join/\(code)")
+            #expect(page.status == 200 && page.text.contains(code) && !page.text.contains("The Smiths"))
+            #expect(page.headers.first(name: "Content-Security-Policy")?.contains("default-src 'none'") == true)
+            let bogus = try await server.get("/join/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+            #expect(bogus.status == 404 && !bogus.text.contains("<script>"))
             // Pending invites never show their codes again.
             let pending = try await server.get("/v1/groups/\(groupID)/invites", bearer: parent.accessToken)
             let listed = try #require((pending.json["invites"] as? [[String: Any]])?.first)

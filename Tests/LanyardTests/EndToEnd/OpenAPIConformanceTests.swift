@@ -187,6 +187,8 @@ import Testing
         #expect(try await client.send(.DELETE, "\(base)/invites/\(revokedID)", bearer: owner.accessToken).status == 204)
         try await client.send(.POST, "/v1/invites/\(try #require(revoked.json["code"] as? String))/accept",
                               bearer: owner.accessToken)  // a member already: 200
+        #expect(try await client.send(.GET, "/join/\(code)").status == 200)
+        try await client.send(.GET, "/join/%3Cscript%3E")
         let outsider = try await server.signIn(.google, sub: "group-outsider")
         try await client.send(.POST, "/v1/invites/\(try #require(revoked.json["code"] as? String))/accept",
                               bearer: outsider.accessToken)  // revoked: 410
