@@ -20,6 +20,7 @@ public enum GroupRole: String, Sendable, Codable, CaseIterable, Comparable {
 /// print(family.id, family.role == .owner)
 /// ```
 public struct LanyardGroup: Sendable, Decodable, Identifiable, Equatable {
+    /// A family or a team (the same rules; apps show them differently).
     public enum Kind: String, Sendable, Codable { case family, team }
 
     /// What happens to the group when its owner's account is deleted.
@@ -30,13 +31,19 @@ public struct LanyardGroup: Sendable, Decodable, Identifiable, Equatable {
         case dissolve
     }
 
+    /// Its id.
     public var id: String
+    /// Its name.
     public var name: String
+    /// A family or a team.
     public var kind: Kind
+    /// When it was created.
     public var createdAt: Date
+    /// What happens to it when its owner's account is deleted.
     public var onOwnerDeleted: OwnerDeletion
     /// Whether members (not only admins) may invite.
     public var membersCanInvite: Bool
+    /// How many members it has.
     public var memberCount: Int
     /// The signed-in account's role in it.
     public var role: GroupRole?
@@ -56,12 +63,18 @@ public struct LanyardGroup: Sendable, Decodable, Identifiable, Equatable {
 /// ForEach(group.members ?? []) { Text($0.displayName ?? "Member") }
 /// ```
 public struct GroupMember: Sendable, Decodable, Identifiable, Equatable {
+    /// The member's account id.
     public var userID: String
+    /// The member's display name, if any.
     public var displayName: String?
+    /// The role.
     public var role: GroupRole
+    /// When the member joined.
     public var joinedAt: Date
+    /// The member's email, only where the member shares it; never an Apple relay address.
     public var email: String?
 
+    /// Its id.
     public var id: String { userID }
 
     enum CodingKeys: String, CodingKey {
@@ -77,15 +90,21 @@ public struct GroupMember: Sendable, Decodable, Identifiable, Equatable {
 /// ShareLink(item: invite.url!)   // or show invite.code, or a QR code of the URL
 /// ```
 public struct GroupInvite: Sendable, Decodable, Identifiable, Equatable {
+    /// Its id.
     public var id: String
     /// Like `K7QMX-2XPDA`: typed in any case, with or without the dash.
     public var code: String?
     /// `<server>/join/<code>`, for a share sheet or a QR code.
     public var url: URL?
+    /// The role.
     public var role: GroupRole
+    /// How many accounts may join with it.
     public var maxUses: Int
+    /// How many have.
     public var uses: Int
+    /// When it stops working.
     public var expiresAt: Date
+    /// The member who made it.
     public var createdBy: String
 
     enum CodingKeys: String, CodingKey {
@@ -101,11 +120,17 @@ public struct GroupInvite: Sendable, Decodable, Identifiable, Equatable {
 /// confirmText = "Join \(preview.groupName) as \(preview.role.rawValue)?"
 /// ```
 public struct InvitePreview: Sendable, Decodable, Equatable {
+    /// The group's name.
     public var groupName: String
+    /// A family or a team.
     public var kind: LanyardGroup.Kind
+    /// How many members it has.
     public var memberCount: Int
+    /// The inviting member's display name, if any.
     public var inviterName: String?
+    /// The role.
     public var role: GroupRole
+    /// When it stops working.
     public var expiresAt: Date
 
     enum CodingKeys: String, CodingKey { case group, inviter, role, expiresAt = "expires_at" }
@@ -134,7 +159,9 @@ public struct GroupPolicy: Sendable, Codable, Equatable {
     /// Who writes: members and up (`.member`), `.admin`, `.owner`, or `.author` (members only what they created).
     public enum Write: String, Sendable, Codable { case member, admin, owner, author }
 
+    /// The lowest role that reads the collection.
     public var read: GroupRole
+    /// Who writes the collection.
     public var write: Write
 
     public init(read: GroupRole = .viewer, write: Write = .member) {
@@ -148,8 +175,11 @@ public struct GroupPolicy: Sendable, Codable, Equatable {
 /// for share in try await client.groups.shares(in: family.id) { print(share.userID, share.collection) }
 /// ```
 public struct GroupShare: Sendable, Decodable, Equatable {
+    /// The group.
     public var groupID: String
+    /// The member's account id.
     public var userID: String
+    /// The collection.
     public var collection: String
 
     enum CodingKeys: String, CodingKey { case collection, groupID = "group_id", userID = "user_id" }
