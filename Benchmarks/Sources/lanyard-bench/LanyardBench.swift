@@ -18,7 +18,8 @@ struct Load: AsyncParsableCommand {
     @Option(help: "lanyard or allauth") var target: String = "lanyard"
     @Option(help: "Base URL of the server under test (loopback only)") var base: String = "http://127.0.0.1:8711"
     @Option(help: "A label for the results, e.g. sqlite or postgres") var database: String = "sqlite"
-    @Option(help: "signin_new,signin_existing,refresh,me,link,healthz,readyz") var scenarios: String = "signin_new,signin_existing,refresh,me,link"
+    @Option(help: "signin_new,signin_existing,refresh,me,link,healthz,readyz; data_write,group_write,data_read,group_read,signin_grouped")
+    var scenarios: String = "signin_new,signin_existing,refresh,me,link"
     @Option(help: "Concurrency levels") var concurrency: String = "1,16,64"
     @Option(help: "At most this many requests per phase") var count: Int = 10_000
     @Option(help: "At most this many seconds per phase") var maxSeconds: Double = 10
@@ -103,6 +104,10 @@ struct Load: AsyncParsableCommand {
                     // Floors: Lanyard's HTTP stack and middleware alone; and that plus one `SELECT 1`.
                     guard target == .lanyard else { continue }
                     scenario = RepeatedRequests(name: scenarioName, perWorker: [BenchRequest(method: .GET, path: "/\(scenarioName)")])
+                case _ where GroupScenarios.names.contains(scenarioName):
+                    guard target == .lanyard else { continue }
+                    scenario = try await GroupScenarios.make(scenarioName, label: label, level: level, count: count,
+                                                             setup: setup, google: google)
                 default:
                     throw ValidationError("unknown scenario \(scenarioName)")
                 }
