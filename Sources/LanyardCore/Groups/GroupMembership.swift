@@ -6,16 +6,22 @@ import LanyardStore
 struct GroupMembership: Sendable {
     let group: GroupRow
     let role: GroupRole
+    /// The collection's policy in force, when the check named a collection.
+    var policy = GroupPolicy.standard
 
     /// The caller's membership; `404 NOT_FOUND` for a group that does not exist or that the caller is not in, so
     /// non-members learn nothing of it. `lock` takes the group row's lock first (every change to the group does).
+    /// With `collection`, the collection's policy comes in the same query.
     static func require(_ groupID: String, userID: String, _ connection: any DatabaseConnection,
-                        lock: Bool = false) async throws -> GroupMembership {
-        let groups = GroupStore(connection)
-        guard let group = lock ? try await groups.findForUpdate(id: groupID) : try await groups.find(id: groupID),
-              let member = try await GroupMemberStore(connection).find(groupID: groupID, userID: userID),
-              let role = GroupRole(rawValue: member.role) else { throw LanyardError.noSuchGroup }
-        return GroupMembership(group: group, role: role)
+                        collection: String? = nil, lock: Bool = false) async throws -> GroupMembership {
+        guard let found = try await GroupStore(connection).membership(groupID: groupID, userID: userID,
+                                                                      collection: collection, lock: lock),
+              let role = GroupRole(rawValue: found.role) else { throw LanyardError.noSuchGroup }
+        var membership = GroupMembership(group: found.group, role: role)
+        if let stored = found.policy, let read = GroupRole(rawValue: stored.read), let write = GroupWriteRule(stored.write) {
+            membership.policy = GroupPolicy(read: read, write: write)
+        }
+        return membership
     }
 
     /// Refuses a role below `needed` with `INSUFFICIENT_ROLE`.

@@ -14,9 +14,9 @@ struct GroupRecordAccess: RecordAccess {
     var author: String? { caller.userID }
 
     func lockForWrite(_ connection: any DatabaseConnection, collection: String) async throws -> WritePermit {
-        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection, lock: true)
-        let policy = try await Self.policy(groupID: ownerID, collection: collection, connection)
-        let (role, userID) = (membership.role, caller.userID)
+        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection,
+                                                           collection: collection, lock: true)
+        let (role, userID, policy) = (membership.role, caller.userID, membership.policy)
         guard role >= policy.writeRequirement else { throw LanyardError.insufficientRole(policy.writeRequirement) }
         let readers = try await GroupMemberStore(connection).list(groupID: ownerID).map(\.userID)
         return WritePermit(check: { existing in
@@ -27,22 +27,15 @@ struct GroupRecordAccess: RecordAccess {
     }
 
     func checkRead(_ connection: any DatabaseConnection, collection: String) async throws {
-        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection)
-        let policy = try await Self.policy(groupID: ownerID, collection: collection, connection)
-        guard policy.mayRead(membership.role) else { throw LanyardError.insufficientRole(policy.read) }
+        let membership = try await GroupMembership.require(ownerID, userID: caller.userID, connection,
+                                                           collection: collection)
+        guard membership.policy.mayRead(membership.role) else {
+            throw LanyardError.insufficientRole(membership.policy.read)
+        }
     }
 
     func committed(_ row: RecordRow, readers: [String], signals: any AccountSignals) {
         signals.recordsChanged(readers, written: [FeedChange(row, source: .group(group))])
-    }
-
-    /// The collection's policy, or the standard one (viewers read, members write).
-    static func policy(groupID: String, collection: String, _ connection: any DatabaseConnection) async throws -> GroupPolicy {
-        guard let stored = try await GroupStore(connection).policy(groupID: groupID, collection: collection),
-              let read = GroupRole(rawValue: stored.read), let write = GroupWriteRule(stored.write) else {
-            return .standard
-        }
-        return GroupPolicy(read: read, write: write)
     }
 }
 
@@ -101,8 +94,8 @@ public struct GroupData: Sendable {
     public func policy(_ groupID: String, collection: String, caller: Caller) async throws -> PolicyView {
         try DataRecords.validate(collection: collection, id: nil)
         return try await dependencies.database.read { connection in
-            _ = try await GroupMembership.require(groupID, userID: caller.userID, connection)
-            let policy = try await GroupRecordAccess.policy(groupID: groupID, collection: collection, connection)
+            let policy = try await GroupMembership.require(groupID, userID: caller.userID, connection,
+                                                           collection: collection).policy
             return PolicyView(collection: collection, read: policy.read.rawValue, write: policy.write.text)
         }
     }

@@ -25,6 +25,13 @@ public struct GroupRow: Sendable, Equatable {
     }
 }
 
+/// A group, an account's role in it, and one collection's stored policy (`read`, `write`) if it has one.
+public struct GroupMembershipRow: Sendable {
+    public var group: GroupRow
+    public var role: String
+    public var policy: (read: String, write: String)?
+}
+
 /// A group with one account's membership in it and its member count: what `GET /v1/groups` lists.
 public struct GroupWithMembership: Sendable {
     public var group: GroupRow
@@ -96,6 +103,22 @@ public struct GroupStore: Sendable {
             ORDER BY g.created_at DESC, g.id LIMIT $2
             """, [.text(pattern), .integer(Int64(limit))]).map { row in
                 (try GroupRow(row: row), Int(try row.integer("member_count")))
+            }
+    }
+
+    /// A group with one account's role in it and, when `collection` is given, that collection's stored policy, in one
+    /// query (a group request's whole access check); `nil` when the group does not exist or the account is not in
+    /// it. `lock` takes the group row's lock.
+    public func membership(groupID: String, userID: String, collection: String? = nil,
+                           lock: Bool = false) async throws -> GroupMembershipRow? {
+        try await connection.first("""
+            SELECT g.*, m.role AS member_role, p.read_role, p.write_role
+            FROM groups g JOIN group_members m ON m.group_id = g.id AND m.user_id = $2
+            LEFT JOIN group_policies p ON p.group_id = g.id AND p.collection = $3
+            WHERE g.id = $1\(lock ? connection.dialect.forUpdate(of: "g") : "")
+            """, [.text(groupID), .text(userID), .text(collection ?? "")]).map { row in
+                GroupMembershipRow(group: try GroupRow(row: row), role: try row.string("member_role"),
+                                   policy: try row.optionalString("read_role").map { ($0, try row.string("write_role")) })
             }
     }
 
