@@ -410,6 +410,18 @@ import Testing
             #expect(merged.userID == existing.userID)
             let roles = try await Self.roles(server, groupID, as: owner)
             #expect(roles == [owner.userID: "owner", existing.userID: "admin"])
+
+            // A guest who owns a group (handed to it) signing in to an account that is a member there: the account
+            // becomes the owner, and the group never has two.
+            let guestOwner = try await server.anonymous()
+            #expect(try await Self.join(server, try await Self.invite(server, groupID, by: owner), guestOwner).status == 200)
+            let fresh = try await server.signIn(.apple, sub: "guest-host")
+            #expect(try await server.post("/v1/groups/\(groupID)/transfer", ["user_id": guestOwner.userID],
+                                          bearer: fresh.accessToken).status == 200)
+            let landed = try await server.signIn(.google, sub: "returning", bearer: guestOwner.accessToken)
+            #expect(landed.userID == existing.userID)
+            let after = try await Self.roles(server, groupID, as: owner)
+            #expect(after == [owner.userID: "admin", existing.userID: "owner"])
         }
     }
 
