@@ -22,9 +22,11 @@ public struct LinkedAccountsSettings: View {
                 ForEach(auth.linkedProviders, id: \.provider) { method in
                     HStack {
                         VStack(alignment: .leading) {
-                            Text(method.provider.displayName + (method.isPrimary ? " (primary)" : ""))
+                            Text(method.provider.displayName)
                             if let email = method.email { Text(email).font(.caption).foregroundStyle(.secondary) }
                         }
+                        // As seed 001's settings screen: the method the account was created with, and the others.
+                        Text(method.isPrimary ? "Primary" : "Linked").font(.caption).foregroundStyle(.secondary)
                         Spacer()
                         Button("Unlink", role: .destructive) { run { try await auth.client.unlink(method.provider) } }
                             .disabled(auth.linkedProviders.count < 2)

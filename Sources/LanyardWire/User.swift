@@ -28,8 +28,10 @@ public struct User: Sendable, Equatable, Codable, Identifiable {
     /// ```
     public var linkedProviders: [LinkedProvider] {
         identities.enumerated().map { index, identity in
-            LinkedProvider(provider: identity.provider, isPrimary: index == 0, linkedAt: identity.linkedAt,
-                           email: identity.email)
+            // A server before 0.3 sent no flag: its first identity was the primary.
+            LinkedProvider(provider: identity.provider,
+                           isPrimary: identity.primary || (index == 0 && !identities.contains(where: \.primary)),
+                           linkedAt: identity.linkedAt, email: identity.email)
         }
     }
 
@@ -94,6 +96,9 @@ public struct Identity: Sendable, Equatable, Codable {
     public var linkedAt: Date
     /// When it was last used to sign in.
     public var lastSignInAt: Date?
+    /// The account's primary sign-in method: the one it was created (or upgraded from a guest) with, or, once that
+    /// one is unlinked, the oldest remaining. Exactly one identity of a signed-in account is primary.
+    public var primary: Bool
 
     /// Builds an identity, for previews and tests.
     ///
@@ -101,17 +106,18 @@ public struct Identity: Sendable, Equatable, Codable {
     /// let google = Identity(provider: .google, email: "ada@example.com", linkedAt: .now)
     /// ```
     public init(provider: Provider, email: String? = nil, emailVerified: Bool = false, isPrivateEmail: Bool = false,
-                linkedAt: Date, lastSignInAt: Date? = nil) {
+                linkedAt: Date, lastSignInAt: Date? = nil, primary: Bool = false) {
         self.provider = provider
         self.email = email
         self.emailVerified = emailVerified
         self.isPrivateEmail = isPrivateEmail
         self.linkedAt = linkedAt
         self.lastSignInAt = lastSignInAt
+        self.primary = primary
     }
 
     enum CodingKeys: String, CodingKey {
-        case provider, email
+        case provider, email, primary
         case emailVerified = "email_verified", isPrivateEmail = "is_private_email", linkedAt = "linked_at"
         case lastSignInAt = "last_sign_in_at"
     }
@@ -125,6 +131,19 @@ public struct Identity: Sendable, Equatable, Codable {
         try container.encode(isPrivateEmail, forKey: .isPrivateEmail)
         try container.encode(linkedAt, forKey: .linkedAt)
         try container.encode(lastSignInAt, forKey: .lastSignInAt)
+        try container.encode(primary, forKey: .primary)
+    }
+
+    /// Reads an identity; `primary` is false when a server before 0.3 did not send it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try container.decode(Provider.self, forKey: .provider)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        emailVerified = try container.decode(Bool.self, forKey: .emailVerified)
+        isPrivateEmail = try container.decode(Bool.self, forKey: .isPrivateEmail)
+        linkedAt = try container.decode(Date.self, forKey: .linkedAt)
+        lastSignInAt = try container.decodeIfPresent(Date.self, forKey: .lastSignInAt)
+        primary = try container.decodeIfPresent(Bool.self, forKey: .primary) ?? false
     }
 }
 
@@ -138,7 +157,7 @@ public struct Identity: Sendable, Equatable, Codable {
 public struct LinkedProvider: Sendable, Equatable {
     /// Which provider.
     public var provider: Provider
-    /// The first sign-in method of the account.
+    /// The account's primary sign-in method (the one it was created with; after that one is unlinked, the oldest).
     public var isPrimary: Bool
     /// When it was linked.
     public var linkedAt: Date

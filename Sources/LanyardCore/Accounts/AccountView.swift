@@ -15,9 +15,12 @@ extension User {
         self.init(id: user.id, createdAt: user.createdAt, isAnonymous: user.isAnonymous, displayName: user.displayName,
                   // The primary (first linked) identity's email; other identities may carry other emails, which is normal.
                   email: identities.lazy.compactMap(\.email).first,
-                  identities: identities.map {
-                      Identity(provider: Provider(rawValue: $0.provider), email: $0.email, emailVerified: $0.emailVerified,
-                               isPrivateEmail: $0.isPrivateEmail, linkedAt: $0.linkedAt, lastSignInAt: $0.lastSignInAt)
+                  // In link order the first is the primary: the one the account was created or upgraded with, or the
+                  // oldest remaining once it is unlinked (reference section 1); a merge appends what it moves.
+                  identities: identities.enumerated().map { index, identity in
+                      Identity(provider: Provider(rawValue: identity.provider), email: identity.email,
+                               emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
+                               linkedAt: identity.linkedAt, lastSignInAt: identity.lastSignInAt, primary: index == 0)
                   })
     }
 
@@ -46,6 +49,7 @@ extension Identity: JSONWritable {
             json.key("is_private_email"); json.bool(isPrivateEmail)
             json.key("linked_at"); json.date(linkedAt)
             json.key("last_sign_in_at"); json.date(lastSignInAt)
+            json.key("primary"); json.bool(primary)
         }
     }
 }

@@ -61,7 +61,7 @@ public struct AccountAdministration: Sendable {
             let sessions = try await SessionStore(connection).listActive(userID: id, at: now)
             let audit = try await AdminStore(connection).auditEntries(userID: id, event: nil, before: nil, limit: 50)
             return AdminUserDetails(user: AdminUserSummary(user, identities: identities),
-                                    identities: identities.map(AdminIdentity.init), sessions: sessions.map(AdminSession.init),
+                                    identities: identities.enumerated().map { AdminIdentity($1, primary: $0 == 0) }, sessions: sessions.map(AdminSession.init),
                                     audit: audit.map { AdminAuditEvent(id: $0.id, $0.entry) })
         }
     }

@@ -41,8 +41,10 @@ public struct AdminIdentity: Encodable, Sendable {
     public var isPrivateEmail: Bool
     public var linkedAt: Date
     public var lastSignInAt: Date?
+    /// The account's primary sign-in method (reference section 1).
+    public var primary: Bool
 
-    init(_ identity: IdentityRecord) {
+    init(_ identity: IdentityRecord, primary: Bool) {
         id = identity.id
         provider = identity.provider
         subject = identity.providerUserID
@@ -51,10 +53,11 @@ public struct AdminIdentity: Encodable, Sendable {
         isPrivateEmail = identity.isPrivateEmail
         linkedAt = identity.linkedAt
         lastSignInAt = identity.lastSignInAt
+        self.primary = primary
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, provider, subject, email
+        case id, provider, subject, email, primary
         case emailVerified = "email_verified", isPrivateEmail = "is_private_email", linkedAt = "linked_at"
         case lastSignInAt = "last_sign_in_at"
     }

@@ -373,4 +373,34 @@ import LanyardStore
             #expect(try await server.get("/v1/users/me", bearer: refreshed.accessToken).status == 200)
         }
     }
+
+    /// The primary sign-in method (reference section 1): the one the account was made with, then the oldest remaining.
+    @Test(arguments: TestDatabase.available)
+    func thePrimarySignInMethodIsTheFirstAndPassesToTheOldestRemaining(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.adminKey = AdminTests.key }) { server in
+            func primaries(_ bearer: String) async throws -> [String: Bool] {
+                let me = try await server.get("/v1/users/me", bearer: bearer)
+                return Dictionary(uniqueKeysWithValues: me.identities.map {
+                    ($0["provider"] as? String ?? "", $0["primary"] as? Bool ?? false)
+                })
+            }
+            // A guest upgraded with Google: Google is primary.
+            let guest = try await server.anonymous()
+            let upgraded = try await server.signIn(.google, sub: "primary-g", bearer: guest.accessToken)
+            #expect(upgraded.userID == guest.userID)
+            #expect(try await primaries(upgraded.accessToken) == ["google": true])
+            server.clock.advance(by: 1)
+            let linked = try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "primary-a")],
+                                               bearer: upgraded.accessToken)
+            #expect(linked.identities.map { $0["primary"] as? Bool } == [true, false])
+            #expect(try await primaries(upgraded.accessToken) == ["google": true, "apple": false])
+            let admin = try await server.get("/v1/admin/users/\(upgraded.userID)", bearer: AdminTests.key)
+            #expect((admin.json["identities"] as? [[String: Any]])?.map { $0["primary"] as? Bool } == [true, false])
+            // Google unlinked: Apple, the oldest remaining, becomes the primary.
+            #expect(try await server.delete("/v1/auth/link/google", bearer: upgraded.accessToken).status == 200)
+            #expect(try await primaries(upgraded.accessToken) == ["apple": true])
+            // A guest has none; GoTrue's identities are unchanged.
+            #expect(try await server.get("/v1/users/me", bearer: try await server.anonymous().accessToken).identities.isEmpty)
+        }
+    }
 }
