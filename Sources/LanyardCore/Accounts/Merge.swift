@@ -25,7 +25,8 @@ public struct AccountMerge: Sendable {
             try await step.move(from: anonymous.id, into: targetID, connection: connection, audit: audit, now: now)
         }
         try await UserStore(connection).markMerged(id: anonymous.id, into: targetID, at: now)
-        try await audit.write(.accountMerged, userID: targetID, details: ["from": anonymous.id, "to": targetID])
+        try await audit.write(.accountMerged, userID: targetID, details: ["from": anonymous.id, "to": targetID,
+                                                                          "kind": "guest"])
     }
 }
 

@@ -25,6 +25,8 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case groupLimit = "GROUP_LIMIT"
         case insufficientRole = "INSUFFICIENT_ROLE"
         case ownerMustTransfer = "OWNER_MUST_TRANSFER"
+        case mergeConflict = "MERGE_CONFLICT"
+        case accountMerged = "ACCOUNT_MERGED"
         case internalError = "INTERNAL_ERROR"
         case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
@@ -32,10 +34,10 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             switch self {
             case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
             case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
-                 .reauthenticationRequired: 401
+                 .reauthenticationRequired, .accountMerged: 401
             case .forbidden, .accountDisabled, .insufficientRole: 403
             case .notFound, .providerNotLinked: 404
-            case .providerConflict, .groupLimit, .ownerMustTransfer: 409
+            case .providerConflict, .groupLimit, .ownerMustTransfer, .mergeConflict: 409
             case .inviteUnusable: 410
             case .versionConflict: 412
             case .payloadTooLarge: 413

@@ -29,8 +29,20 @@ public struct Authenticator: Sendable {
 
     public func authenticate(bearer token: String) async throws -> Caller {
         let caller = try await authenticateAllowingMerged(bearer: token)
-        guard caller.mergedInto == nil else { throw LanyardError.sessionEnded }
+        guard caller.mergedInto == nil else { throw try await endedByMerge(caller) }
         return caller
+    }
+
+    /// What a token of a merged account gets: `ACCOUNT_MERGED` with `merged_into` after a full merge (reference
+    /// section 15), the ended session otherwise (a guest's, whose device holds the account's session now).
+    public func endedByMerge(_ caller: Caller) async throws -> LanyardError {
+        guard let into = caller.mergedInto else { return .sessionEnded }
+        let kind: String? = if let account = caller.account {
+            account.user.mergeKind
+        } else {
+            try await dependencies.database.read { try await UserStore($0).find(id: caller.userID) }?.mergeKind
+        }
+        return kind == "full" ? .accountMerged(into: into) : .sessionEnded
     }
 
     /// Like `authenticate`, but also accepts the ended session of an anonymous account that was merged, so a
@@ -57,7 +69,7 @@ public struct Authenticator: Sendable {
             try self.caller(claims: claims, session: found.session, ownerIsAnonymous: found.user.isAnonymous,
                             ownerMergedInto: found.user.mergedInto, account: found)
         }
-        guard caller.mergedInto == nil else { throw LanyardError.sessionEnded }
+        guard caller.mergedInto == nil else { throw try await endedByMerge(caller) }
         return (caller, User(user: found.user, identities: found.identities))
     }
 

@@ -27,6 +27,8 @@ public struct Refresh: Sendable {
         let now = dependencies.clock.now()
         // A disabled account's sessions were ended with it: say why, rather than that the session ended.
         guard target.owner.disabledAt == nil else { throw LanyardError.accountDisabled }
+        // An account a full merge absorbed: say into which, so the device can sign in there.
+        if let into = target.owner.mergedInto, target.owner.mergeKind == "full" { throw LanyardError.accountMerged(into: into) }
         guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
         let session = target.session
         let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)

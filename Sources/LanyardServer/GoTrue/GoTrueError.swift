@@ -59,7 +59,10 @@ struct GoTrueError: Error, Equatable {
         case .versionConflict: return GoTrueError(status: 412, code: "version_conflict", message: message)
         case .accountDisabled: return GoTrueError(status: 403, code: "user_banned", message: message)
         // Groups are not part of GoTrue's API; these never arise on `/auth/v1`, but map to their own status.
-        case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer:
+        // A token of an account merged into another: Supabase's clients sign out on `session_not_found`.
+        case .accountMerged:
+            return GoTrueError(status: 403, code: "session_not_found", message: message)
+        case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer, .mergeConflict:
             return GoTrueError(status: error.code.httpStatus, code: error.code.rawValue.lowercased(), message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:

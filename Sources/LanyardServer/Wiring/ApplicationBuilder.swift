@@ -18,6 +18,7 @@ extension LanyardRuntime {
                              apple: apple)
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
+        MergeRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
         GroupRoutes(api: api).register(on: router)
         GroupDataRoutes(api: api).register(on: router)

@@ -170,6 +170,20 @@ public struct IdentityStore: Sendable {
         """
     }
 
+    /// Moves an identity to another account, after that account's last (a full merge, reference section 15).
+    public func move(identityID: String, to userID: String) async throws {
+        try await connection.query("""
+            UPDATE identities SET user_id = $2,
+                link_position = (SELECT COALESCE(MAX(link_position), 0) + 1 FROM identities WHERE user_id = $2)
+            WHERE id = $1
+            """, [.text(identityID), .text(userID)])
+    }
+
+    /// Detaches an identity from its account (a merge's `release`).
+    public func delete(id: String) async throws {
+        try await connection.query("DELETE FROM identities WHERE id = $1", [.text(id)])
+    }
+
     /// The account's identities, oldest link first (by position, so links in the same millisecond keep their order).
     public func list(userID: String) async throws -> [IdentityRecord] {
         try await connection.query("SELECT * FROM identities WHERE user_id = $1 ORDER BY link_position",

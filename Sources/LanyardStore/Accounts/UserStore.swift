@@ -11,6 +11,8 @@ public struct UserRecord: Sendable, Equatable {
     public var mergedAt: Date?
     /// Set while an operator has disabled the account (reference section 11).
     public var disabledAt: Date?
+    /// How the account was merged away (`guest` or `full`), when it was.
+    public var mergeKind: String?
     /// The account's memberships as the access token's `groups` claim reads them: `<group>:<role>` joined by
     /// commas, oldest first; `nil` without any (`GroupMemberStore` keeps it).
     public var groupClaims: String?
@@ -35,6 +37,7 @@ public struct UserRecord: Sendable, Equatable {
         mergedAt = try row.optionalDate("merged_at")
         disabledAt = try row.optionalDate("disabled_at")
         groupClaims = try row.optionalString("group_claims")
+        mergeKind = try row.optionalString("merge_kind")
     }
 }
 
@@ -202,10 +205,11 @@ public struct UserStore: Sendable {
                                           [.text(id), .bool(isAnonymous), .date(date)])
     }
 
-    public func markMerged(id: String, into target: String, at date: Date) async throws {
+    /// `kind`: `guest` or `full` (reference section 15); a full merge's tokens get `ACCOUNT_MERGED`.
+    public func markMerged(id: String, into target: String, at date: Date, kind: String = "guest") async throws {
         try await connection.query("""
-            UPDATE users SET merged_into = $2, merged_at = $3, updated_at = $3 WHERE id = $1
-            """, [.text(id), .text(target), .date(date)])
+            UPDATE users SET merged_into = $2, merged_at = $3, updated_at = $3, merge_kind = $4 WHERE id = $1
+            """, [.text(id), .text(target), .date(date), .text(kind)])
     }
 
     public func delete(id: String) async throws {

@@ -293,6 +293,57 @@ public enum Migrations {
             )
             """,
         ]),
+        // Merging two full accounts (reference section 15): single-use challenges bound to a session, each merge's
+        // report (the same Idempotency-Key or proof answers it again), and the versions that lost a clash, kept 30
+        // days (written before their merge's row, whose report they are part of: no foreign key). An account is
+        // absorbed at most once while its merge stands (a unique index), so A into B and B into A racing end in one
+        // merge.
+        Migration(version: 11, name: "merging two full accounts", statements: [
+            """
+            CREATE TABLE merge_challenges (
+                id TEXT PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                nonce TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                expires_at {int} NOT NULL,
+                used_at {int}
+            )
+            """,
+            "CREATE INDEX merge_challenges_by_session ON merge_challenges (session_id, created_at)",
+            """
+            CREATE TABLE merges (
+                id TEXT PRIMARY KEY,
+                into_id TEXT NOT NULL,
+                from_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                requested_by TEXT,
+                idempotency_key TEXT,
+                proof_key TEXT,
+                created_at {int} NOT NULL,
+                report TEXT NOT NULL,
+                reverted_at {int}
+            )
+            """,
+            "CREATE UNIQUE INDEX merges_idempotency ON merges (requested_by, idempotency_key) WHERE idempotency_key IS NOT NULL",
+            "CREATE UNIQUE INDEX merges_proof ON merges (proof_key) WHERE proof_key IS NOT NULL",
+            "CREATE UNIQUE INDEX merges_absorbed_once ON merges (from_id) WHERE reverted_at IS NULL",
+            "CREATE INDEX merges_into ON merges (into_id, created_at)",
+            """
+            CREATE TABLE merge_losers (
+                merge_id TEXT NOT NULL,
+                collection TEXT NOT NULL,
+                record_id TEXT NOT NULL,
+                account_id TEXT NOT NULL,
+                version {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                deleted {int} NOT NULL,
+                data TEXT,
+                PRIMARY KEY (merge_id, collection, record_id)
+            )
+            """,
+            "ALTER TABLE users ADD COLUMN merge_kind TEXT",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

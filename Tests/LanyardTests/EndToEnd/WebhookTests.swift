@@ -55,7 +55,7 @@ import Testing
             #expect(adas.map(\.type) == ["user.created", "identity.linked", "account.merged", "user.updated",
                                          "identity.unlinked", "user.deleted"])
             #expect(adas.first { $0.type == "account.merged" }?.data == ["from": guest.userID, "to": ada.userID,
-                                                                          "user_id": ada.userID])
+                                                                          "user_id": ada.userID, "kind": "guest"])
             #expect(adas.first { $0.type == "identity.linked" }?.data["provider"] == "google")
             #expect(deliveries.contains { $0.type == "user.created" && $0.data["user_id"] == guest.userID })
             #expect(deliveries.allSatisfy { ($0.json["timestamp"] as? String)?.hasSuffix("Z") == true })

@@ -1,0 +1,40 @@
+import Foundation
+import LanyardStore
+import LanyardSupport
+
+/// `POST /v1/users/me/merge/challenge` (reference section 15): a nonce the app hands the other account's sign-in
+/// sheet, so the ID token it gets back proves both accounts at once. Single use, 5 minutes, bound to the session.
+public struct MergeChallenges: Sendable {
+    public static let lifetime: TimeInterval = 300
+
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    public struct Challenge: JSONWritable, Sendable {
+        public var nonce: String
+        public var expiresIn: Int
+
+        public func write(to writer: inout JSONWriter) {
+            writer.object { json in
+                json.key("nonce"); json.string(nonce)
+                json.key("expires_in"); json.integer(Int64(expiresIn))
+            }
+        }
+    }
+
+    public func issue(caller: Caller) async throws -> Challenge {
+        guard !caller.isAnonymous else { throw AccountMerges.anonymousRefusal }
+        try Authenticator(dependencies).requireRecentSignIn(caller)
+        let now = dependencies.clock.now()
+        let nonce = Base64URL.encode(dependencies.random.bytes(32))
+        let id = dependencies.random.newID(at: now)
+        try await dependencies.database.transaction { connection in
+            try await MergeStore(connection).insertChallenge(id: id, sessionID: caller.sessionID, nonce: nonce, at: now,
+                                                             expiresAt: now.addingTimeInterval(Self.lifetime))
+        }
+        return Challenge(nonce: nonce, expiresIn: Int(Self.lifetime))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import LanyardSupport
+
+/// Which account survives a full merge (reference section 15): the session's own (`current`, the default) or the
+/// one the proof signed in to (`other`).
+public enum MergeKeep: String, Sendable {
+    case current, other
+}
+
+/// Whose version wins where both accounts have a record with the same collection and id.
+public enum MergeConflictRule: String, Sendable {
+    /// The later `updated_at` (the survivor's on a tie).
+    case newer
+    case current, other
+}
+
+/// The pure rules of a full merge.
+enum MergeRules {
+    /// Whether the `current` account's version wins a clash, by `rule`.
+    static func currentWins(_ rule: MergeConflictRule, current: Date, other: Date, survivorIsCurrent: Bool) -> Bool {
+        switch rule {
+        case .current: true
+        case .other: false
+        case .newer: current == other ? survivorIsCurrent : current > other
+        }
+    }
+
+    /// Providers both accounts hold a different identity of, that `release` does not let go: the merge is refused.
+    static func collisions(survivor: [String], absorbed: [String], release: Set<String>) -> [String] {
+        Array(Set(survivor).intersection(absorbed).subtracting(release)).sorted()
+    }
+
+    /// Providers of the absorbed account to detach: those in `release` that the survivor also holds.
+    static func released(survivor: [String], absorbed: [String], release: Set<String>) -> Set<String> {
+        Set(survivor).intersection(absorbed).intersection(release)
+    }
+}
+
+extension LanyardError {
+    public static func mergeConflict(_ reason: String, _ message: String, details: [String: JSONValue] = [:]) -> LanyardError {
+        var all = details
+        all["reason"] = .string(reason)
+        return LanyardError(.mergeConflict, message, details: all)
+    }
+
+    /// A token of an account that a full merge absorbed (reference section 15).
+    public static func accountMerged(into: String) -> LanyardError {
+        LanyardError(.accountMerged, "This account was merged into another; sign in again",
+                     details: ["merged_into": .string(into)])
+    }
+}
