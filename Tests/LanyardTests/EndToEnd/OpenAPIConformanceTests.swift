@@ -67,6 +67,7 @@ import Testing
             try await Self.accounts(client)
             try await Self.data(client)
             try await Self.groups(client)
+            try await Self.merges(client)
             try await Self.administration(client)
             try await Self.goTrue(client)
 
@@ -236,6 +237,31 @@ import Testing
                                       bearer: owner.accessToken).status == 204)
         try await client.send(.DELETE, "/v1/groups/\(secondID)/members/\(owner.userID)", bearer: owner.accessToken)
         #expect(try await client.send(.DELETE, "/v1/groups/\(secondID)", bearer: owner.accessToken).status == 204)
+    }
+
+    static func merges(_ client: CheckedClient) async throws {
+        let server = client.server
+        let kept = try await server.signIn(.apple, sub: "merge-kept")
+        _ = try await server.request(.PUT, "/v1/data/notes/a", json: ["data": ["t": 1]], bearer: kept.accessToken)
+        let absorbed = try await server.signIn(.google, sub: "merge-absorbed")
+        _ = try await server.request(.PUT, "/v1/data/notes/a", json: ["data": ["t": 2]], bearer: absorbed.accessToken)
+        let challenge = try await client.send(.POST, "/v1/users/me/merge/challenge", bearer: kept.accessToken)
+        let nonce = try #require(challenge.json["nonce"] as? String)
+        let proof = ["provider": "google", "id_token": try server.idToken(.google, sub: "merge-absorbed", nonce: nonce)]
+        #expect(try await client.send(.POST, "/v1/users/me/merge", ["proof": proof, "dry_run": true],
+                                      bearer: kept.accessToken).status == 200)
+        try await client.send(.POST, "/v1/users/me/merge", ["proof": ["provider": "google"]], bearer: kept.accessToken)
+        let merged = try await client.send(.POST, "/v1/users/me/merge", ["proof": proof, "keep": "other"],
+                                           bearer: kept.accessToken, headers: ["Idempotency-Key": "k1"])
+        #expect(merged.status == 200)
+        let mergeID = try #require(merged.json["merge_id"] as? String)
+        try await client.send(.GET, "/v1/users/me", bearer: kept.accessToken)  // 401 ACCOUNT_MERGED
+        let adopted = try #require((merged.json["session"] as? [String: Any])?["access_token"] as? String)
+        #expect(try await client.send(.GET, "/v1/users/me/merges/\(mergeID)", bearer: adopted).status == 200)
+        try await client.send(.GET, "/v1/users/me/merges/none", bearer: adopted)
+        try await client.send(.POST, "/v1/users/me/merge/challenge", bearer: adopted)
+        let other = try await server.signIn(.apple, sub: "merge-other")
+        try await client.send(.POST, "/v1/users/me/merge", ["proof": proof], bearer: other.accessToken)  // 401 nonce
     }
 
     static func administration(_ client: CheckedClient) async throws {

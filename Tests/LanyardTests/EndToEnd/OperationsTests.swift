@@ -100,6 +100,7 @@ import LanyardSupport
                 ("/v1/groups/{gid}/shares/{collection}", "put"), ("/v1/groups/{gid}/shares/{collection}", "delete"),
                 ("/v1/groups/{gid}/members/{user_id}/data/{collection}/{id}", "get"),
                 ("/v1/groups/{gid}/members/{user_id}/data/{collection}", "get"),
+                ("/v1/users/me/merge/challenge", "post"), ("/v1/users/me/merge", "post"), ("/v1/users/me/merges/{id}", "get"),
                 ("/join/{code}", "get"), ("/v1/admin/groups", "get"), ("/v1/admin/groups/{gid}", "get"), ("/v1/admin/groups/{gid}", "delete"),
             ]
             for (path, method) in expected {
