@@ -42,9 +42,14 @@ public struct ErrorResponse: Sendable, Equatable, Codable {
         public var required: String?
         /// The limit reached (`GROUP_LIMIT`).
         public var limit: Int?
+        /// Where a merged account went (`ACCOUNT_MERGED`, `MERGE_CONFLICT` `already_merged`).
+        public var mergedInto: String?
+        /// The providers both accounts hold (`MERGE_CONFLICT` `provider_collision`).
+        public var providers: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case field, reason, provider, required, limit
+            case field, reason, provider, required, limit, providers
+            case mergedInto = "merged_into"
             case mergeAvailable = "merge_available", retryAfter = "retry_after", currentVersion = "current_version"
         }
     }

@@ -47,6 +47,7 @@ extension LanyardClient {
         case .invalidRefreshToken: .sessionEnded
         case .refreshTokenReused: .refreshTokenReused
         case .accountDisabled: .accountDisabled
+        case .accountMerged(let into): .accountMerged(into: into)
         default: nil
         }
     }

@@ -174,7 +174,7 @@ public actor LanyardClient {
     }
 
     /// Holds the session an answer carries, and tells the listeners.
-    private func adopt(_ payload: SessionResponse) -> SignInResult {
+    func adopt(_ payload: SessionResponse) -> SignInResult {
         let stored = StoredSession(payload, receivedAt: options.now())
         var events: [AuthEvent] = [.signedIn(stored.user)]
         if let from = payload.mergedFrom { events.append(.merged(from: from)) }
@@ -232,6 +232,10 @@ public actor LanyardClient {
             // An operator disabled the account: its sessions are over.
             if session != nil { hold(nil, [.signedOut(.accountDisabled)]) }
             throw LanyardError.accountDisabled
+        } catch LanyardError.accountMerged(let into) {
+            // Merged into another account on another device: this session is over.
+            if session?.accessToken == bearer { hold(nil, [.signedOut(.accountMerged(into: into))]) }
+            throw LanyardError.accountMerged(into: into)
         }
     }
 

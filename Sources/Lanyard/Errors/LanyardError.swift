@@ -70,6 +70,11 @@ public enum LanyardError: Error, Sendable, Equatable {
     case insufficientRole(required: GroupRole?)
     /// `OWNER_MUST_TRANSFER`: the owner cannot leave; transfer the group to another member first.
     case ownerMustTransfer
+    /// `MERGE_CONFLICT`: the accounts cannot be merged: `same_account`, `anonymous`, `already_merged` (`mergedInto`)
+    /// or `provider_collision` (both hold a different account of `providers`; release one to merge).
+    case mergeConflict(reason: String, mergedInto: String?, providers: [String])
+    /// `ACCOUNT_MERGED`: this account was merged into `into` on another device. The client has signed out.
+    case accountMerged(into: String)
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -151,6 +156,14 @@ extension LanyardError: LocalizedError {
             }
         case .insufficientRole: "You don't have permission to do that in this group."
         case .ownerMustTransfer: "Hand the group to another member before you leave it."
+        case .mergeConflict(let reason, _, _):
+            switch reason {
+            case "same_account": "That's the account you're signed in to."
+            case "already_merged": "That account was already merged into another."
+            case "provider_collision": "Both accounts use a different account of the same provider. Choose which one to let go."
+            default: "Sign in to an account first; a guest's data joins an account when you sign in."
+            }
+        case .accountMerged: "This account was merged into another. Please sign in again."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."
@@ -193,6 +206,10 @@ extension LanyardError {
         case "GROUP_LIMIT": return .groupLimit(reason: error.details?.reason ?? "", limit: error.details?.limit)
         case "INSUFFICIENT_ROLE": return .insufficientRole(required: error.details?.required.flatMap(GroupRole.init(rawValue:)))
         case "OWNER_MUST_TRANSFER": return .ownerMustTransfer
+        case "MERGE_CONFLICT":
+            return .mergeConflict(reason: error.details?.reason ?? "", mergedInto: error.details?.mergedInto,
+                                  providers: error.details?.providers ?? [])
+        case "ACCOUNT_MERGED": return .accountMerged(into: error.details?.mergedInto ?? "")
         default: return .server(status: status, code: error.code, message: error.message)
         }
     }

@@ -46,4 +46,6 @@ public enum SignOutReason: Sendable, Equatable {
     case refreshTokenReused
     /// An operator disabled the account (`ACCOUNT_DISABLED`).
     case accountDisabled
+    /// The account was merged into another (`ACCOUNT_MERGED`, from another device): sign in again to reach `into`.
+    case accountMerged(into: String)
 }
