@@ -21,6 +21,8 @@ public enum AuditEvent: String, Sendable {
     case userEnabled = "user.enabled"
     /// Apple said the person revoked their consent (a server-to-server notification).
     case identityRevoked = "identity.revoked"
+    /// An operator reverted a full merge: the absorbed account is back (reference section 15).
+    case accountUnmerged = "account.unmerged"
     // Groups (reference section 14); each names the group and its actor.
     case groupCreated = "group.created"
     case groupUpdated = "group.updated"

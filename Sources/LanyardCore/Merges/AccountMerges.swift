@@ -91,12 +91,12 @@ public struct AccountMerges: Sendable {
                     try await MergeStore(connection).useChallenge(id: challenge.id, at: now)
                 }
                 let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
-                let report = try await Self.carryOut(plan, connection, audit)
+                let (report, undo) = try await Self.carryOut(plan, connection, audit)
                 if request.dryRun { throw DryRun(report: report) }
                 try await MergeStore(connection).insertMerge(
                     id: plan.mergeID, into: into, from: from, kind: "full", actor: caller.userID,
                     requestedBy: caller.userID, idempotencyKey: request.idempotencyKey, proofKey: proofKey, at: now,
-                    report: report.stored)
+                    report: report.stored, undo: undo.json)
                 // Kept the other account: this device signs in to it, in the same transaction.
                 let opened = request.keep == .other
                     ? try await SessionIssuer(dependencies: dependencies).open(userID: into, method: provider.rawValue,
@@ -154,7 +154,8 @@ public struct AccountMerges: Sendable {
 
     /// The merge, inside its transaction: both accounts locked in id order (so A into B and B into A racing end in
     /// one merge: the second finds its account merged), then every move.
-    static func carryOut(_ plan: Plan, _ connection: any DatabaseConnection, _ audit: AuditLog) async throws -> MergeReport {
+    static func carryOut(_ plan: Plan, _ connection: any DatabaseConnection,
+                         _ audit: AuditLog) async throws -> (MergeReport, MergeUndo) {
         let users = UserStore(connection)
         var locked: [String: UserRecord] = [:]
         for id in [plan.into, plan.from].sorted() {
@@ -168,8 +169,9 @@ public struct AccountMerges: Sendable {
         }
         var report = MergeReport(mergeID: plan.mergeID, into: plan.into, from: plan.from)
         report.dryRun = plan.request.dryRun
-        try await moveIdentities(plan, connection, &report)
-        try await moveRecords(plan, connection, &report)
+        var undo = MergeUndo()
+        try await moveIdentities(plan, connection, &report, &undo)
+        try await moveRecords(plan, connection, &report, &undo)
         report.groups = try await GroupMemberStore(connection).memberships(userID: plan.from).map(\.groupID)
         for step: any MergeStep in [ProfileMergeStep(), UserMetadataMergeStep(), GroupsMergeStep(), SessionsMergeStep()] {
             try await step.move(from: plan.from, into: plan.into, connection: connection, audit: audit, now: plan.at)
@@ -177,14 +179,14 @@ public struct AccountMerges: Sendable {
         try await users.markMerged(id: plan.from, into: plan.into, at: plan.at, kind: "full")
         try await audit.write(.accountMerged, userID: plan.into, details: [
             "from": plan.from, "to": plan.into, "kind": "full", "merge_id": plan.mergeID, "actor": plan.actor])
-        return report
+        return (report, undo)
     }
 
     /// The absorbed account's identities join the survivor's, after its own (its primary stays primary); one of a
     /// provider the survivor also has is refused, or detached when the request releases that provider (an Apple one
     /// owes its token revocation).
     private static func moveIdentities(_ plan: Plan, _ connection: any DatabaseConnection,
-                                       _ report: inout MergeReport) async throws {
+                                       _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
         let identities = IdentityStore(connection)
         let survivor = try await identities.list(userID: plan.into).map(\.provider)
         let absorbed = try await identities.list(userID: plan.from)
@@ -206,6 +208,7 @@ public struct AccountMerges: Sendable {
             } else {
                 try await identities.move(identityID: identity.id, to: plan.into)
                 report.identitiesMoved.append(identity.provider)
+                undo.identities.append(identity.id)
             }
         }
     }
@@ -213,12 +216,13 @@ public struct AccountMerges: Sendable {
     /// The absorbed account's records join the survivor's. On a clash the rule's winner takes a version above both
     /// (so an edit made against either old version fails its `If-Match`), and the loser is kept with the merge.
     private static func moveRecords(_ plan: Plan, _ connection: any DatabaseConnection,
-                                    _ report: inout MergeReport) async throws {
+                                    _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
         let records = RecordStore(connection)
         let merges = MergeStore(connection)
         for incoming in try await records.all(ownerID: plan.from) {
             var version = incoming.version
             var winner = incoming
+            var clash = false
             if let existing = try await records.find(ownerID: plan.into, collection: incoming.collection,
                                                      recordID: incoming.recordID) {
                 let (current, other) = plan.currentIsInto ? (existing, incoming) : (incoming, existing)
@@ -226,6 +230,7 @@ public struct AccountMerges: Sendable {
                                                          other: other.updatedAt, survivorIsCurrent: plan.currentIsInto)
                 winner = currentWins ? current : other
                 let loser = currentWins ? other : current
+                clash = true
                 version = max(existing.version, incoming.version) + 1
                 try await merges.insertLoser(mergeID: plan.mergeID, MergeLoserRow(
                     collection: loser.collection, recordID: loser.recordID, accountID: loser.ownerID,
@@ -236,6 +241,8 @@ public struct AccountMerges: Sendable {
             try await records.upsert(ownerID: plan.into, collection: incoming.collection, recordID: incoming.recordID,
                                      version: version, updatedAt: winner.updatedAt, data: winner.data)
             report.recordsMoved += 1
+            undo.records.append(.init(collection: incoming.collection, id: incoming.recordID, versionAfter: version,
+                                      clash: clash, absorbedWon: winner.ownerID == plan.from))
         }
         try await records.deleteAll(ownerID: plan.from)
     }

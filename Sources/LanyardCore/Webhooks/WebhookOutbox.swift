@@ -24,6 +24,7 @@ public struct WebhookOutbox: Sendable {
         case .identityUnlinked: "identity.unlinked"
         case .identityRevoked: "identity.revoked"
         case .accountMerged: "account.merged"
+        case .accountUnmerged: "account.unmerged"
         case .refreshReuseDetected: "session.reuse_detected"
         case .groupCreated, .groupUpdated, .groupDeleted, .groupMemberJoined, .groupMemberRemoved,
              .groupMemberRoleChanged, .groupOwnershipTransferred: event.rawValue

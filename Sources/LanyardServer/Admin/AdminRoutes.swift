@@ -19,6 +19,9 @@ struct AdminRoutes {
         group.get("groups", use: groups)
         group.get("groups/:gid", use: groupDetails)
         group.delete("groups/:gid", use: dissolveGroup)
+        group.post("merges", use: merge)
+        group.get("merges", use: merges)
+        group.post("merges/:id/revert", use: revertMerge)
         group.get("audit", use: audit)
         group.get("stats", use: stats)
     }
@@ -80,6 +83,34 @@ struct AdminRoutes {
         try await GroupAdministration(api.dependencies).dissolve(id: context.identifier("gid"),
                                                                  client: api.client(request, context))
         return JSONResponse.noContent()
+    }
+
+    struct MergeBody: RequestBody {
+        let into: String
+        let from: String
+
+        init(_ fields: BodyFields) throws {
+            into = Identifiers.canonical(try fields.string("into"))
+            from = Identifiers.canonical(try fields.string("from"))
+        }
+    }
+
+    @Sendable func merge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(MergeBody.self, from: request)
+        return JSONResponse.make(try await MergeAdministration(api.dependencies).merge(
+            into: body.into, from: body.from, client: api.client(request, context)))
+    }
+
+    @Sendable func merges(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        guard let userID = AdminQuery(request).string("user_id") else {
+            throw LanyardError.invalidRequest(field: "user_id", "user_id is required")
+        }
+        return JSONResponse.make(try await MergeAdministration(api.dependencies).list(userID: Identifiers.canonical(userID)))
+    }
+
+    @Sendable func revertMerge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        JSONResponse.make(try await MergeAdministration(api.dependencies).revert(mergeID: context.identifier("id"),
+                                                                               client: api.client(request, context)))
     }
 
     @Sendable func audit(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -135,6 +135,10 @@ public struct IdentityStore: Sendable {
         ] + (position.map { [.integer($0)] } ?? []))
     }
 
+    public func find(id: String) async throws -> IdentityRecord? {
+        try await connection.first("SELECT * FROM identities WHERE id = $1", [.text(id)]).map(IdentityRecord.init(row:))
+    }
+
     public func find(provider: String, providerUserID: String) async throws -> IdentityRecord? {
         try await connection.first("SELECT * FROM identities WHERE provider = $1 AND provider_user_id = $2",
                                     [.text(provider), .text(providerUserID)]).map(IdentityRecord.init(row:))

@@ -212,6 +212,13 @@ public struct UserStore: Sendable {
             """, [.text(id), .text(target), .date(date), .text(kind)])
     }
 
+    /// Brings back an account a full merge absorbed (its revert).
+    public func unmerge(id: String, at date: Date) async throws {
+        try await connection.query("""
+            UPDATE users SET merged_into = NULL, merged_at = NULL, merge_kind = NULL, updated_at = $2 WHERE id = $1
+            """, [.text(id), .date(date)])
+    }
+
     public func delete(id: String) async throws {
         try await connection.query("DELETE FROM users WHERE id = $1", [.text(id)])
     }

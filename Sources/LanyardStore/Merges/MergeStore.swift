@@ -26,6 +26,8 @@ public struct MergeRow: Sendable, Equatable {
     public var createdAt: Date
     /// The merge's report as JSON text, as it was answered.
     public var report: String
+    /// What a revert needs (JSON text): the identities and records the merge moved.
+    public var undo: String
     public var revertedAt: Date?
 
     init(row: SQLRow) throws {
@@ -36,6 +38,7 @@ public struct MergeRow: Sendable, Equatable {
         actor = try row.string("actor")
         createdAt = try row.date("created_at")
         report = try row.string("report")
+        undo = try row.string("undo")
         revertedAt = try row.optionalDate("reverted_at")
     }
 }
@@ -102,12 +105,23 @@ public struct MergeStore: Sendable {
     }
 
     public func insertMerge(id: String, into: String, from: String, kind: String, actor: String, requestedBy: String?,
-                            idempotencyKey: String?, proofKey: String?, at date: Date, report: String) async throws {
+                            idempotencyKey: String?, proofKey: String?, at date: Date, report: String,
+                            undo: String) async throws {
         try await connection.query("""
-            INSERT INTO merges (id, into_id, from_id, kind, actor, requested_by, idempotency_key, proof_key, created_at, report)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            INSERT INTO merges (id, into_id, from_id, kind, actor, requested_by, idempotency_key, proof_key, created_at,
+                                report, undo)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             """, [.text(id), .text(into), .text(from), .text(kind), .text(actor), .optionalText(requestedBy),
-                  .optionalText(idempotencyKey), .optionalText(proofKey), .date(date), .text(report)])
+                  .optionalText(idempotencyKey), .optionalText(proofKey), .date(date), .text(report), .text(undo)])
+    }
+
+    public func findForUpdate(id: String) async throws -> MergeRow? {
+        try await connection.first("SELECT * FROM merges WHERE id = $1\(connection.dialect.forUpdate)", [.text(id)])
+            .map(MergeRow.init(row:))
+    }
+
+    public func markReverted(id: String, at date: Date) async throws {
+        try await connection.query("UPDATE merges SET reverted_at = $2 WHERE id = $1", [.text(id), .date(date)])
     }
 
     /// The merge an earlier request with this key (by this account) or this proof made, if any.

@@ -322,6 +322,7 @@ public enum Migrations {
                 proof_key TEXT,
                 created_at {int} NOT NULL,
                 report TEXT NOT NULL,
+                undo TEXT NOT NULL,
                 reverted_at {int}
             )
             """,

@@ -221,4 +221,66 @@ import Testing
             #expect(limited.status == 429 && limited.errorCode == "RATE_LIMITED")
         }
     }
+
+    @Test(arguments: TestDatabase.available)
+    func anOperatorMergesAndRevertsWithinThirtyDays(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.adminKey = AdminTests.key }) { server in
+            let key = AdminTests.key
+            let a = try await server.signIn(.apple, sub: "op-a")
+            try await Self.put(server, a, "notes", "mine", ["t": "a"])
+            try await Self.put(server, a, "notes", "both", ["t": "a's"])
+            server.clock.advance(by: 5)
+            let b = try await server.signIn(.google, sub: "op-b")
+            try await Self.put(server, b, "notes", "theirs", ["t": "b"])
+            try await Self.put(server, b, "notes", "edited-later", ["t": "b"])
+            try await Self.put(server, b, "notes", "both", ["t": "b's, newer"])
+
+            let merged = try await server.post("/v1/admin/merges", ["into": a.userID, "from": b.userID], bearer: key)
+            #expect(merged.status == 200, "\(merged.text)")
+            let mergeID = try #require(merged.json["merge_id"] as? String)
+            #expect(try await server.get("/v1/users/me", bearer: b.accessToken).errorCode == "ACCOUNT_MERGED")
+            let listed = try await server.get("/v1/admin/merges?user_id=\(a.userID)", bearer: key)
+            #expect((listed.json["merges"] as? [[String: Any]])?.map { $0["merge_id"] as? String } == [mergeID])
+            #expect((listed.json["merges"] as? [[String: Any]])?.first?["actor"] as? String == "admin")
+            #expect(try await server.post("/v1/admin/merges", ["into": a.userID, "from": b.userID], bearer: key)
+                .errorReason == "already_merged")
+
+            // The survivor edits one moved record: it stays with the survivor when the merge is reverted.
+            try await Self.put(server, a, "notes", "edited-later", ["t": "a edited it"])
+            let reverted = try await server.post("/v1/admin/merges/\(mergeID)/revert", bearer: key)
+            #expect(reverted.status == 200, "\(reverted.text)")
+            #expect(reverted.json["identities_returned"] as? Int == 1)
+            #expect(reverted.json["records_returned"] as? Int == 2 && reverted.json["records_kept"] as? Int == 1)
+            #expect(try await server.post("/v1/admin/merges/\(mergeID)/revert", bearer: key).errorReason == "already_reverted")
+
+            // The absorbed account is back, with its Google sign-in and its records; each side has its own clash
+            // version again, and the survivor's devices learn that `theirs` left.
+            let back = try await server.signIn(.google, sub: "op-b")
+            #expect(back.userID == b.userID)
+            let theirs = try await server.get("/v1/data/notes/theirs", bearer: back.accessToken)
+            #expect((theirs.json["data"] as? [String: Any])?["t"] as? String == "b")
+            let bBoth = try await server.get("/v1/data/notes/both", bearer: back.accessToken)
+            #expect((bBoth.json["data"] as? [String: Any])?["t"] as? String == "b's, newer")
+            let aBoth = try await server.get("/v1/data/notes/both", bearer: a.accessToken)
+            #expect((aBoth.json["data"] as? [String: Any])?["t"] as? String == "a's")
+            #expect(try await server.get("/v1/data/notes/theirs", bearer: a.accessToken).status == 404)
+            let kept = try await server.get("/v1/data/notes/edited-later", bearer: a.accessToken)
+            #expect((kept.json["data"] as? [String: Any])?["t"] as? String == "a edited it")
+            let me = try await server.get("/v1/users/me", bearer: a.accessToken)
+            #expect(me.identities.map { $0["provider"] as? String } == ["apple"])
+            let audit = try await server.get("/v1/admin/audit?user_id=\(b.userID)&limit=50", bearer: key)
+            #expect(audit.text.contains("account.unmerged"))
+
+            // A moved sign-in method unlinked since: the revert is refused, and nothing changes.
+            let again = try await server.post("/v1/admin/merges", ["into": a.userID, "from": b.userID], bearer: key)
+            let secondID = try #require(again.json["merge_id"] as? String)
+            let fresh = try await server.signIn(.apple, sub: "op-a")
+            #expect(try await server.delete("/v1/auth/link/google", bearer: fresh.accessToken).status == 200)
+            let refused = try await server.post("/v1/admin/merges/\(secondID)/revert", bearer: key)
+            #expect(refused.status == 409 && refused.errorReason == "changed_since")
+            // Past 30 days: too old.
+            server.clock.advance(by: 31 * 86_400)
+            #expect(try await server.post("/v1/admin/merges/\(secondID)/revert", bearer: key).errorReason == "too_old")
+        }
+    }
 }

@@ -292,6 +292,15 @@ import Testing
         #expect(try await client.send(.GET, "/v1/admin/groups/\(familyID)", bearer: key).status == 200)
         try await client.send(.GET, "/v1/admin/groups/none", bearer: key)
         #expect(try await client.send(.DELETE, "/v1/admin/groups/\(familyID)", bearer: key).status == 204)
+        let survivor = try await client.server.signIn(.apple, sub: "admin-merge-into")
+        let absorbed = try await client.server.signIn(.google, sub: "admin-merge-from")
+        let merged = try await client.send(.POST, "/v1/admin/merges", ["into": survivor.userID, "from": absorbed.userID], bearer: key)
+        let adminMergeID = try #require(merged.json["merge_id"] as? String)
+        try await client.send(.POST, "/v1/admin/merges", ["into": survivor.userID, "from": absorbed.userID], bearer: key)
+        try await client.send(.POST, "/v1/admin/merges", ["into": survivor.userID], bearer: key)
+        #expect(try await client.send(.GET, "/v1/admin/merges?user_id=\(survivor.userID)", bearer: key).status == 200)
+        #expect(try await client.send(.POST, "/v1/admin/merges/\(adminMergeID)/revert", bearer: key).status == 200)
+        try await client.send(.POST, "/v1/admin/merges/\(adminMergeID)/revert", bearer: key)
         #expect(try await client.send(.DELETE, "/v1/admin/users/\(linus.userID)", bearer: key).status == 204)
     }
 

@@ -26,7 +26,7 @@ import Testing
                                            "identity.unlinked", "account.merged", "session.reuse_detected",
                                            "group.created", "group.updated", "group.deleted", "group.member_joined",
                                            "group.member_removed", "group.member_role_changed",
-                                           "group.ownership_transferred"])
+                                           "group.ownership_transferred", "account.unmerged"])
             for (name, item) in webhooks {
                 let operation = try #require(item["post"] as? [String: Any], "\(name)")
                 operationIDs.append(operation["operationId"] as? String ?? "")

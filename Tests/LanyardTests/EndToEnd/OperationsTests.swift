@@ -101,7 +101,8 @@ import LanyardSupport
                 ("/v1/groups/{gid}/members/{user_id}/data/{collection}/{id}", "get"),
                 ("/v1/groups/{gid}/members/{user_id}/data/{collection}", "get"),
                 ("/v1/users/me/merge/challenge", "post"), ("/v1/users/me/merge", "post"), ("/v1/users/me/merges/{id}", "get"),
-                ("/join/{code}", "get"), ("/v1/admin/groups", "get"), ("/v1/admin/groups/{gid}", "get"), ("/v1/admin/groups/{gid}", "delete"),
+                ("/join/{code}", "get"), ("/v1/admin/merges", "post"), ("/v1/admin/merges", "get"),
+                ("/v1/admin/merges/{id}/revert", "post"), ("/v1/admin/groups", "get"), ("/v1/admin/groups/{gid}", "get"), ("/v1/admin/groups/{gid}", "delete"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")
