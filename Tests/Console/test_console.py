@@ -199,6 +199,33 @@ class ConsoleTests(unittest.TestCase):
         gone = httpx.get(f"{base}/v1/groups/{group['id']}", headers=auth(child))
         self.assertEqual(gone.status_code, 404)
 
+    def test_an_operator_reverts_a_merge_from_the_user_page(self):
+        base = SERVER["base"]
+        admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        kept = sign_in("apple", "kept-" + secrets.token_hex(4), email="kept@example.org").json()
+        google_sub = "absorbed-" + secrets.token_hex(4)
+        absorbed = sign_in("google", google_sub, email="absorbed@example.org").json()
+        merged = httpx.post(f"{base}/v1/admin/merges", json={"into": kept["user"]["id"], "from": absorbed["user"]["id"]},
+                            headers=admin)
+        self.assertEqual(merged.status_code, 200)
+
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.get(f"{base}/admin#/users/{kept['user']['id']}")
+        row = self.wait.until(EC.visibility_of_element_located(
+            (By.CSS_SELECTOR, f"#merges tr[data-merge-id='{merged.json()['merge_id']}']")))
+        self.assertIn(absorbed["user"]["id"], row.text)
+        # The account's own sign-in method is still the primary one.
+        primary = self.browser.find_elements(By.CSS_SELECTOR, "tr[data-identity-id] [data-primary]")
+        self.assertEqual(len(primary), 1)
+        self.assertIn("Apple", primary[0].find_element(By.XPATH, "./..").text)
+        self.screenshot("10-merges")
+        row.find_element(By.CSS_SELECTOR, "button.revert-merge").click()
+        self.confirm()
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#merges"), "Reverted"))
+        # The absorbed account is back: its Google sign-in reaches it again.
+        self.assertEqual(sign_in("google", google_sub).json()["user"]["id"], absorbed["user"]["id"])
+
     @staticmethod
     def session_id(session):
         import base64

@@ -80,4 +80,27 @@ import Testing
         #expect(try await Self.run(["groups", "show", groupID], databaseURL: databaseURL).0 == 1)
         await running.stop()
     }
+
+    @Test func anOperatorListsAndRevertsAMergeFromTheCommandLine() async throws {
+        let (databaseURL, cleanup) = try await TestDatabase.sqlite.makeFresh()
+        defer { Task { await cleanup() } }
+        let clock = ManualClock(Date())
+        let running = try await RunningServer.startOnFreePort(databaseURL: databaseURL, clock: clock)
+        let server = TestServer(running, clock: clock)
+        let kept = try await server.signIn(.apple, sub: "cli-kept")
+        let absorbed = try await server.signIn(.google, sub: "cli-absorbed")
+        let challenge = try await server.post("/v1/users/me/merge/challenge", bearer: kept.accessToken)
+        let nonce = try #require(challenge.json["nonce"] as? String)
+        let merged = try await server.post("/v1/users/me/merge", ["proof": ["provider": "google",
+            "id_token": try server.idToken(.google, sub: "cli-absorbed", nonce: nonce)]], bearer: kept.accessToken)
+        let mergeID = try #require(merged.json["merge_id"] as? String)
+
+        let (listed, table) = try await Self.run(["merges", "list", "--user", kept.userID], databaseURL: databaseURL)
+        #expect(listed == 0 && table.contains(mergeID) && table.contains(absorbed.userID))
+        let (reverted, output) = try await Self.run(["merges", "revert", mergeID], databaseURL: databaseURL)
+        #expect(reverted == 0 && output.contains("is back with 1 sign-in method"))
+        #expect(try await server.signIn(.google, sub: "cli-absorbed").userID == absorbed.userID)
+        #expect(try await Self.run(["merges", "revert", mergeID], databaseURL: databaseURL).0 == 1)
+        await running.stop()
+    }
 }

@@ -192,6 +192,12 @@ async function userView(id) {
     return;
   }
   const { user, identities, sessions, audit } = details;
+  let merges = [];
+  try {
+    merges = (await api("GET", `/v1/admin/merges?user_id=${encodeURIComponent(id)}`)).merges;
+  } catch (error) {
+    merges = [];
+  }
   const actionError = h("div", { id: "action-error" });
   const run = async (title, text, action, request) => {
     if (!(await confirmDialog(title, text, action))) return;
@@ -225,7 +231,8 @@ async function userView(id) {
     } }, "Delete");
 
   const identityRows = identities.map((identity) => h("tr", { "data-identity-id": identity.id },
-    h("td", {}, provider(identity.provider)), h("td", { class: "mono" }, identity.subject),
+    h("td", {}, provider(identity.provider), identity.primary ? h("span", { class: "badge", "data-primary": "true" }, "Primary") : null),
+    h("td", { class: "mono" }, identity.subject),
     h("td", {}, identity.email || h("span", { class: "muted" }, "—"), identity.is_private_email ? h("span", { class: "muted" }, " (relay)") : null),
     h("td", {}, when(identity.linked_at)), h("td", {}, ago(identity.last_sign_in_at))));
   const sessionRows = sessions.map((session) => h("tr", { "data-session-id": session.id },
@@ -236,6 +243,21 @@ async function userView(id) {
       if (await run("Revoke this session?", "That device is signed out at once.", "Revoke",
         () => api("DELETE", `/v1/admin/users/${encodeURIComponent(id)}/sessions/${encodeURIComponent(session.id)}`))) userView(id);
     } }, "Revoke"))));
+  const mergeRows = merges.map((merge) => {
+    const absorbed = merge.from === user.id;
+    const other = absorbed ? merge.into : merge.from;
+    const revertible = !merge.reverted_at && Date.now() - new Date(merge.created_at).getTime() < 30 * 86400000;
+    return h("tr", { "data-merge-id": merge.merge_id },
+      h("td", {}, absorbed ? "Merged into " : "Absorbed ", h("a", { href: `#/users/${other}`, class: "mono" }, other)),
+      h("td", {}, `${merge.report.records_moved} records, ${merge.report.identities_moved.join(", ") || "no sign-in methods"}`),
+      h("td", {}, merge.actor === "admin" ? "an operator" : "the person"),
+      h("td", { title: when(merge.created_at) }, ago(merge.created_at)),
+      h("td", {}, merge.reverted_at ? h("span", { class: "muted" }, `Reverted ${ago(merge.reverted_at)}`)
+        : revertible ? h("button", { type: "button", class: "small revert-merge", onclick: async () => {
+          if (await run("Revert this merge?", "The merged account comes back with the sign-in methods and records the merge moved, except records changed since. Group memberships stay.",
+            "Revert", () => api("POST", `/v1/admin/merges/${encodeURIComponent(merge.merge_id)}/revert`))) userView(id);
+        } }, "Revert") : h("span", { class: "muted" }, "Past 30 days")));
+  });
   const events = audit.map((event) => h("li", {}, h("span", { class: "muted" }, when(event.at)),
     h("span", {}, h("strong", {}, event.type), event.details ? h("span", { class: "muted" }, " " + Object.entries(event.details)
       .filter(([key]) => key !== "discarded_data").map(([key, value]) => `${key}: ${value}`).join(", ")) : null,
@@ -253,6 +275,9 @@ async function userView(id) {
     h("div", { class: "card" }, h("h2", {}, "Active sessions"),
       sessionRows.length ? h("table", { id: "sessions" }, h("thead", {}, h("tr", {}, ["Method", "IP", "Device", "Signed in", "Last refreshed", ""].map((t) => h("th", {}, t)))),
         h("tbody", {}, sessionRows)) : empty("No active sessions", "The person is signed out everywhere.")),
+    mergeRows.length ? h("div", { class: "card" }, h("h2", {}, "Merges"),
+      h("table", { id: "merges" }, h("thead", {}, h("tr", {}, ["Merge", "Moved", "By", "When", ""].map((t) => h("th", {}, t)))),
+        h("tbody", {}, mergeRows))) : null,
     h("div", { class: "card" }, h("h2", {}, "Audit"),
       events.length ? h("ul", { class: "timeline" }, events) : empty("No events", "Nothing recorded for this account.")));
 }
