@@ -115,7 +115,34 @@ struct LanyardDemo {
         let after = try await iPhone.groups.group(family.id)
         say("Byron left; the family has \(after.memberCount) member: \(after.members?.first?.displayName ?? "?")")
 
-        chapter("7. Grace, with only Apple, tries to unlink it")
+        chapter("7. Charles made two accounts by mistake; he merges them, proving both")
+        let charlesPhone = LanyardClient(url: url, storage: MemorySessionStore())
+        try await charlesPhone.signInWithApple(idToken: try await emulator.idToken(.apple, sub: "charles-apple-\(run)"))
+        try await charlesPhone.collection("reminders", of: Reminder.self).put(Reminder(title: "Engine notes"), id: "c1")
+        let charlesLaptop = LanyardClient(url: url, storage: MemorySessionStore())
+        try await charlesLaptop.signInWithGoogle(idToken: try await emulator.idToken(.google, sub: "charles-google-\(run)"))
+        try await charlesLaptop.collection("reminders", of: Reminder.self).put(Reminder(title: "Lecture on Tuesday"), id: "c2")
+        say("two accounts: \(charlesPhone.user?.id ?? "?") (Apple) and \(charlesLaptop.user?.id ?? "?") (Google)")
+        let proving: @Sendable (String) async throws -> ProviderCredential = { nonce in
+            // On a phone: Google's sign-in sheet, given the server's nonce.
+            .google(idToken: try await emulator.idToken(.google, sub: "charles-google-\(run)", nonce: nonce), nonce: nonce)
+        }
+        let dryRun = try await charlesPhone.merge(proving: proving, dryRun: true)
+        say("a dry run: \(dryRun.recordsMoved) reminder would move, \(dryRun.conflicts.count) clash")
+        let result = try await charlesPhone.merge(proving: proving)
+        say("merged: \(result.identitiesMoved.joined()) now signs in to \(result.into)")
+        let methods = try await charlesPhone.refreshUser().linkedProviders
+        say("sign-in methods: " + methods.map { "\($0.provider.displayName) (\($0.isPrimary ? "primary" : "linked"))" }
+            .joined(separator: ", "))
+        let all = try await charlesPhone.collection("reminders", of: Reminder.self).pullChanges()
+        say("his reminders: " + all.compactMap(\.value?.title).joined(separator: ", "))
+        do {
+            _ = try await charlesLaptop.refreshUser()
+        } catch LanyardError.accountMerged(let into) {
+            say("the laptop is told: the account was merged into \(into); it signs in again")
+        }
+
+        chapter("8. Grace, with only Apple, tries to unlink it")
         let graces = LanyardClient(url: url, storage: MemorySessionStore())
         try await graces.signInWithApple(idToken: try await emulator.idToken(.apple, sub: "grace-\(run)"))
         do {
@@ -126,7 +153,7 @@ struct LanyardDemo {
             say("refused: \(LanyardError.cannotUnlinkOnlyProvider.errorDescription!)")
         }
 
-        chapter("8. Grace deletes her account")
+        chapter("9. Grace deletes her account")
         let events = graces.authEvents
         try await graces.deleteAccount()
         var iterator = events.makeAsyncIterator()
