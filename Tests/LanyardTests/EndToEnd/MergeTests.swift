@@ -283,4 +283,26 @@ import Testing
             #expect(try await server.post("/v1/admin/merges/\(secondID)/revert", bearer: key).errorReason == "too_old")
         }
     }
+
+    @Test(arguments: TestDatabase.available)
+    func streamsSeeTheMovedRecordsAndTheAbsorbedAccountsStreamsEnd(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: ChangeFeedTests.quick) { server in
+            let kept = try await server.signIn(.apple, sub: "stream-kept")
+            let absorbed = try await server.signIn(.google, sub: "stream-absorbed")
+            try await Self.put(server, absorbed, "notes", "moving", ["t": "along"])
+            let keptStream = try await ChangeFeedTests.stream(server, kept)
+            defer { keptStream.close() }
+            _ = try await keptStream.events(until: "ready")
+            let absorbedStream = try await ChangeFeedTests.stream(server, absorbed)
+            defer { absorbedStream.close() }
+            _ = try await absorbedStream.events(until: "ready")
+
+            let proof = try await Self.proof(server, for: kept, sub: "stream-absorbed")
+            #expect(try await Self.merge(server, kept, ["proof": proof]).status == 200)
+            let moved = try #require(try await keptStream.next())
+            #expect(moved.name == "change" && moved.json["id"] as? String == "moving")
+            let end = try #require(try await absorbedStream.events(until: "end").last)
+            #expect(end.json["reason"] as? String == "account_merged" && end.json["into"] as? String == kept.userID)
+        }
+    }
 }
