@@ -131,4 +131,15 @@ streams "http://127.0.0.1:$SQLITE_PORT" "$SQLITE_PID" sqlite "$STREAMS_MANY" --w
 start_lanyard "${LANYARD_TEST_POSTGRES_URL/\/postgres\?/\/lanyard_bench?}" "$SECOND_PORT"
 streams "http://127.0.0.1:$POSTGRES_PORT" "$POSTGRES_PID" postgres "$STREAMS_IDLE" --stream-base "http://127.0.0.1:$SECOND_PORT"
 
+# Merging two full accounts: the time per size, and other people's sign-ins meanwhile (BENCHMARKS.md).
+MERGES="$OUT/merges-$STAMP.jsonl"
+MERGE_SIZES=${MERGE_SIZES:-10,1000,10000}
+if [ "${QUICK:-0}" = 1 ]; then MERGE_SIZES=10,100; fi
+echo "== merges"
+for target in "sqlite $SQLITE_PORT $SQLITE_PID" "postgres $POSTGRES_PORT $POSTGRES_PID"; do
+  set -- $target
+  "$BIN/lanyard-bench" merges --base "http://127.0.0.1:$2" --server-pids "$3" --database "$1" --sizes "$MERGE_SIZES" \
+    --keys-directory "$PEER_HOME/keys" --json "$MERGES"
+done
+
 python3 Benchmarks/report.py "$RESULTS" "$OUT/micro-$STAMP.jsonl" "$STREAMS" | tee "$OUT/report-$STAMP.md"

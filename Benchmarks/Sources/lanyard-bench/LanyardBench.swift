@@ -9,7 +9,7 @@ struct LanyardBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanyard-bench",
         abstract: "Lanyard's benchmarks: HTTP load against Lanyard or the allauth peer (loopback only), and micro-benchmarks.",
-        subcommands: [Load.self, Micro.self, Streams.self])
+        subcommands: [Load.self, Micro.self, Streams.self, Merges.self])
 }
 
 struct Load: AsyncParsableCommand {

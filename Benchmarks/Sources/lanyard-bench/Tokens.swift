@@ -26,12 +26,14 @@ struct TokenFactory: Sendable {
                             issuer: provider == "apple" ? "https://appleid.apple.com" : "https://accounts.google.com")
     }
 
-    func mint(sub: String, email: String) throws -> String {
+    /// `nonce`: for a merge's proof (the server's challenge).
+    func mint(sub: String, email: String, nonce: String? = nil) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         var claims: [String: JSONValue] = [
             "iss": .string(issuer), "aud": .string(audience), "sub": .string(sub),
             "iat": .number(Double(now)), "exp": .number(Double(now + 3600)), "email": .string(email),
         ]
+        if let nonce { claims["nonce"] = .string(nonce) }
         if issuer.contains("google") {
             claims["azp"] = .string(audience)
             claims["email_verified"] = .bool(true)
