@@ -247,6 +247,17 @@ public struct AccountMerges: Sendable {
         try await records.deleteAll(ownerID: plan.from)
     }
 
+    /// Forgets what merges keep for a while: the versions that lost a clash after 30 days, and challenges a day after
+    /// they expired. Run periodically by the server.
+    public func forgetExpired() async throws {
+        let now = dependencies.clock.now()
+        try await dependencies.database.transaction { connection in
+            let merges = MergeStore(connection)
+            try await merges.purgeLosers(before: now.addingTimeInterval(-Self.loserRetention))
+            try await merges.purgeChallenges(expiredBefore: now.addingTimeInterval(-86_400))
+        }
+    }
+
     /// `GET /v1/users/me/merges/{merge_id}`: a merge the caller's account took part in.
     public func details(mergeID: String, caller: Caller) async throws -> MergeDetails {
         try await dependencies.database.read { connection in

@@ -79,6 +79,7 @@ extension LanyardRuntime {
             services.append(ChangeNotificationService(notifier: changeNotifier, logger: logger))
         }
         services.append(StreamStallService(stalls: streamStalls, logger: logger))
+        services.append(MergeRetention(dependencies: dependencies, logger: logger))
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
                                              logger: logger))

@@ -160,6 +160,11 @@ public struct MergeStore: Sendable {
                                    [.text(mergeID)]).map(MergeLoserRow.init(row:))
     }
 
+    /// Forgets challenges that expired before `date`.
+    public func purgeChallenges(expiredBefore date: Date) async throws {
+        try await connection.query("DELETE FROM merge_challenges WHERE expires_at < $1", [.date(date)])
+    }
+
     /// Forgets the losing versions of merges older than `date` (30 days after them).
     public func purgeLosers(before date: Date) async throws {
         try await connection.query("""

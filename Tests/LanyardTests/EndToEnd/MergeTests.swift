@@ -1,4 +1,5 @@
 import Foundation
+import LanyardCore
 import LanyardEmulator
 import Testing
 
@@ -96,6 +97,14 @@ import Testing
             #expect((losers.first?["data"] as? [String: Any])?["t"] as? String == "apple's")
             let stranger = try await server.signIn(.apple, sub: "stranger")
             #expect(try await server.get("/v1/users/me/merges/\(mergeID)", bearer: stranger.accessToken).status == 404)
+
+            // After 30 days the losing versions are forgotten; the report stays.
+            server.clock.advance(by: 31 * 86_400)
+            try await AccountMerges(server.runtime.dependencies).forgetExpired()
+            let fresh = try await server.signIn(.apple, sub: "ada-apple")
+            let later = try await server.get("/v1/users/me/merges/\(mergeID)", bearer: fresh.accessToken)
+            #expect((later.json["losing_versions"] as? [Any])?.isEmpty == true)
+            #expect((later.json["report"] as? [String: Any])?["merge_id"] as? String == mergeID)
         }
     }
 

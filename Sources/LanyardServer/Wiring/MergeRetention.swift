@@ -1,0 +1,16 @@
+import LanyardCore
+import Logging
+import ServiceLifecycle
+
+/// Forgets, once an hour, the versions merges kept after 30 days and the challenges long expired
+/// (`AccountMerges.forgetExpired`), as a service of the server's `ServiceGroup`.
+struct MergeRetention: Service {
+    let dependencies: CoreDependencies
+    let logger: Logger
+
+    func run() async throws {
+        await repeatUntilShutdown(every: .seconds(3600), logger: logger, failure: "could not forget old merge data") {
+            try await AccountMerges(dependencies).forgetExpired()
+        }
+    }
+}
