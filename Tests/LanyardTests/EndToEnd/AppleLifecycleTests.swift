@@ -91,6 +91,22 @@ import Testing
         }
     }
 
+    @Test func anAppleAccountReleasedByAMergeIsRevokedAndTheKeptOneIsNot() async throws {
+        try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
+            let work = try await Self.signInWithCode(server, sub: "apple-work")
+            #expect(try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "g-work")],
+                                          bearer: work.accessToken).status == 200)
+            let home = try await Self.signInWithCode(server, sub: "apple-home")
+            #expect(try await Self.storedTokens(server) == 2)
+            let proof = try await MergeTests.proof(server, for: home, sub: "g-work")
+            let merged = try await MergeTests.merge(server, home, ["proof": proof, "keep": "other", "release": ["apple"]])
+            #expect(merged.status == 200, "\(merged.text)")
+            // The released Apple account's token is revoked; the survivor's own Apple token is kept.
+            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+            #expect(try await Self.storedTokens(server) == 1)
+        }
+    }
+
     @Test func codesSentWithLinkAndReauthenticationAreRedeemedToo() async throws {
         try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
             let grace = try await server.signIn(.google, sub: "grace")
