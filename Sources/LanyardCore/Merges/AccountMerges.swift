@@ -213,37 +213,36 @@ public struct AccountMerges: Sendable {
         }
     }
 
-    /// The absorbed account's records join the survivor's. On a clash the rule's winner takes a version above both
-    /// (so an edit made against either old version fails its `If-Match`), and the loser is kept with the merge.
+    /// The absorbed account's records join the survivor's: those only it has in one statement, the clashes one by
+    /// one. On a clash the rule's winner takes a version above both (so an edit made against either old version
+    /// fails its `If-Match`), and the loser is kept with the merge.
     private static func moveRecords(_ plan: Plan, _ connection: any DatabaseConnection,
                                     _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
         let records = RecordStore(connection)
         let merges = MergeStore(connection)
-        for incoming in try await records.all(ownerID: plan.from) {
-            var version = incoming.version
-            var winner = incoming
-            var clash = false
-            if let existing = try await records.find(ownerID: plan.into, collection: incoming.collection,
-                                                     recordID: incoming.recordID) {
-                let (current, other) = plan.currentIsInto ? (existing, incoming) : (incoming, existing)
-                let currentWins = MergeRules.currentWins(plan.request.onConflict, current: current.updatedAt,
-                                                         other: other.updatedAt, survivorIsCurrent: plan.currentIsInto)
-                winner = currentWins ? current : other
-                let loser = currentWins ? other : current
-                clash = true
-                version = max(existing.version, incoming.version) + 1
-                try await merges.insertLoser(mergeID: plan.mergeID, MergeLoserRow(
-                    collection: loser.collection, recordID: loser.recordID, accountID: loser.ownerID,
-                    version: loser.version, updatedAt: loser.updatedAt, deleted: loser.deleted, data: loser.data))
-                report.conflicts.append(.init(collection: incoming.collection, id: incoming.recordID,
-                                              winner: currentWins ? "current" : "other"))
-            }
+        for incoming in try await records.shared(from: plan.from, into: plan.into) {
+            guard let existing = try await records.find(ownerID: plan.into, collection: incoming.collection,
+                                                        recordID: incoming.recordID) else { continue }
+            let (current, other) = plan.currentIsInto ? (existing, incoming) : (incoming, existing)
+            let currentWins = MergeRules.currentWins(plan.request.onConflict, current: current.updatedAt,
+                                                     other: other.updatedAt, survivorIsCurrent: plan.currentIsInto)
+            let (winner, loser) = currentWins ? (current, other) : (other, current)
+            let version = max(existing.version, incoming.version) + 1
+            try await merges.insertLoser(mergeID: plan.mergeID, MergeLoserRow(
+                collection: loser.collection, recordID: loser.recordID, accountID: loser.ownerID,
+                version: loser.version, updatedAt: loser.updatedAt, deleted: loser.deleted, data: loser.data))
             try await records.upsert(ownerID: plan.into, collection: incoming.collection, recordID: incoming.recordID,
                                      version: version, updatedAt: winner.updatedAt, data: winner.data)
-            report.recordsMoved += 1
+            report.conflicts.append(.init(collection: incoming.collection, id: incoming.recordID,
+                                          winner: currentWins ? "current" : "other"))
             undo.records.append(.init(collection: incoming.collection, id: incoming.recordID, versionAfter: version,
-                                      clash: clash, absorbedWon: winner.ownerID == plan.from))
+                                      clash: true, absorbedWon: winner.ownerID == plan.from))
         }
+        for copied in try await records.copyAbsent(from: plan.from, into: plan.into) {
+            undo.records.append(.init(collection: copied.collection, id: copied.recordID, versionAfter: copied.version,
+                                      clash: false, absorbedWon: true))
+        }
+        report.recordsMoved = undo.records.count
         try await records.deleteAll(ownerID: plan.from)
     }
 

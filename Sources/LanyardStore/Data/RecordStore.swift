@@ -146,6 +146,35 @@ public struct RecordStore: Sendable {
                                    [.text(ownerID)]).map { try RecordRow(row: $0, table: table) }
     }
 
+    /// The records of `from` that `into` also has (a merge's clashes), with their collection cursors' order.
+    public func shared(from: String, into: String) async throws -> [RecordRow] {
+        try await connection.query("""
+            SELECT * FROM \(name) f WHERE f.\(owner) = $1 AND EXISTS (
+                SELECT 1 FROM \(name) i WHERE i.\(owner) = $2 AND i.collection = f.collection AND i.record_id = f.record_id)
+            ORDER BY f.collection, f.change_seq
+            """, [.text(from), .text(into)]).map { try RecordRow(row: $0, table: table) }
+    }
+
+    /// Copies, in one statement, every record of `from` that `into` does not have to `into` (same versions, data and
+    /// times), each with the next places of `into`'s collection and feed in `from`'s order; what it copied.
+    public func copyAbsent(from: String, into: String) async throws -> [(collection: String, recordID: String, version: Int64)] {
+        try await connection.query("""
+            INSERT INTO \(name) (\(owner), collection, record_id, version, updated_at, change_seq, feed_seq, deleted, data)
+            SELECT $2, f.collection, f.record_id, f.version, f.updated_at,
+                   COALESCE((SELECT MAX(c.change_seq) FROM \(name) c WHERE c.\(owner) = $2 AND c.collection = f.collection), 0)
+                       + ROW_NUMBER() OVER (PARTITION BY f.collection ORDER BY f.change_seq),
+                   COALESCE((SELECT MAX(c.feed_seq) FROM \(name) c WHERE c.\(owner) = $2), 0)
+                       + ROW_NUMBER() OVER (ORDER BY f.feed_seq),
+                   f.deleted, f.data
+            FROM \(name) f
+            WHERE f.\(owner) = $1 AND NOT EXISTS (
+                SELECT 1 FROM \(name) i WHERE i.\(owner) = $2 AND i.collection = f.collection AND i.record_id = f.record_id)
+            RETURNING collection, record_id, version
+            """, [.text(from), .text(into)]).map {
+                (try $0.string("collection"), try $0.string("record_id"), try $0.integer("version"))
+            }
+    }
+
     public func deleteAll(ownerID: String) async throws {
         try await connection.query("DELETE FROM \(name) WHERE \(owner) = $1", [.text(ownerID)])
     }
