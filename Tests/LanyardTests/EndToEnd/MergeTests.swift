@@ -35,7 +35,9 @@ import Testing
             try await Self.put(server, apple, "notes", "only-apple", ["t": "a"])
             try await Self.put(server, apple, "notes", "both", ["t": "apple's"])
             server.clock.advance(by: 5)
-            let google = try await server.signIn(.google, sub: "ada-google", email: "ada@example.com")
+            // The other account has the name this one lacks: the merge fills the gap.
+            let google = try Session(try await server.post("/v1/auth/signin/google", [
+                "id_token": try server.idToken(.google, sub: "ada-google", email: "ada@example.com", name: "Ada Lovelace")]))
             try await Self.put(server, google, "notes", "only-google", ["t": "g"])
             try await Self.put(server, google, "notes", "both", ["t": "google's, newer"])
             let groupID = try await GroupTests.family(server, google)
@@ -66,6 +68,7 @@ import Testing
             let me = try await server.get("/v1/users/me", bearer: apple.accessToken)
             #expect(me.identities.map { $0["provider"] as? String } == ["apple", "google"])
             #expect(me.identities.map { $0["primary"] as? Bool } == [true, false])
+            #expect(me.json["display_name"] as? String == "Ada Lovelace")
             let both = try await server.get("/v1/data/notes/both", bearer: apple.accessToken)
             #expect((both.json["data"] as? [String: Any])?["t"] as? String == "google's, newer")
             #expect(both.json["version"] as? Int == 2)

@@ -109,6 +109,27 @@ import Testing
         await receiver.stop()
     }
 
+    @Test func aFullMergeAndItsRevertArriveAsWebhooks() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(.sqlite, configure: { Self.configure(receiver)(&$0); $0.adminKey = AdminTests.key }) { server in
+            let kept = try await server.signIn(.apple, sub: "hook-kept")
+            _ = try await server.signIn(.google, sub: "hook-absorbed")
+            let proof = try await MergeTests.proof(server, for: kept, sub: "hook-absorbed")
+            let merged = try await MergeTests.merge(server, kept, ["proof": proof])
+            let mergeID = try #require(merged.json["merge_id"] as? String)
+            #expect(try await server.post("/v1/admin/merges/\(mergeID)/revert", bearer: AdminTests.key).status == 200)
+            // Two sign-ups, the merge, the revert.
+            let deliveries = try await receiver.waitFor(4)
+            #expect(deliveries.allSatisfy(Self.isSigned))
+            let full = try #require(deliveries.first { $0.type == "account.merged" })
+            #expect(full.data["kind"] == "full" && full.data["merge_id"] == mergeID && full.data["to"] == kept.userID)
+            #expect(full.data["actor"] == kept.userID)
+            let reverted = try #require(deliveries.first { $0.type == "account.unmerged" })
+            #expect(reverted.data["merge_id"] == mergeID && reverted.data["actor"] == "admin")
+        }
+        await receiver.stop()
+    }
+
     @Test func aFailingReceiverGetsTheEventAfterItRecoversWithTheSameID() async throws {
         let receiver = try await WebhookReceiver()
         receiver.answer([500, 503, 404])
