@@ -52,16 +52,7 @@ public struct FamilyScreen: View {
     }
 
     private func run(_ action: @escaping @MainActor () async throws -> Void) {
-        Task { @MainActor in
-            do {
-                try await action()
-                message = nil
-            } catch let error as LanyardError {
-                message = error.errorDescription
-            } catch {
-                message = error.localizedDescription
-            }
-        }
+        perform(action) { message = $0 }
     }
 }
 
@@ -116,15 +107,22 @@ struct FamilyDetail: View {
     }
 
     private func run(_ action: @escaping @MainActor () async throws -> Void) {
-        Task { @MainActor in
-            do {
-                try await action()
-                message = nil
-            } catch let error as LanyardError {
-                message = error.errorDescription
-            } catch {
-                message = error.localizedDescription
-            }
+        perform(action) { message = $0 }
+    }
+}
+
+/// Runs `action`, then hands `report` the message to show: nil when it worked.
+@MainActor
+private func perform(_ action: @escaping @MainActor () async throws -> Void,
+                     report: @escaping @MainActor (String?) -> Void) {
+    Task { @MainActor in
+        do {
+            try await action()
+            report(nil)
+        } catch let error as LanyardError {
+            report(error.errorDescription)
+        } catch {
+            report(error.localizedDescription)
         }
     }
 }

@@ -35,12 +35,7 @@ struct Merges: AsyncParsableCommand {
               ["127.0.0.1", "localhost"].contains(host) else { throw ValidationError("--base is http://127.0.0.1:PORT") }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         defer { _ = client.shutdown() }
-        let google = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "google",
-                                                    jwksURL: idp + "/google/oauth2/v3/certs",
-                                                    audience: "example-client-id.apps.googleusercontent.com", client: client)
-        let apple = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "apple",
-                                                   jwksURL: idp + "/apple/auth/keys", audience: "com.example.app",
-                                                   client: client)
+        let (google, apple) = try await TokenFactory.fakeProviders(keysDirectory: keysDirectory, idp: idp, client: client)
         let setup = Setup(client: client, base: base, target: .lanyard, apple: apple, google: google)
         let pids = serverPids.split(separator: ",").compactMap { Int32($0) }
         let run = String(UUID().uuidString.prefix(8)).lowercased()

@@ -29,11 +29,7 @@ struct Streams: AsyncParsableCommand {
         configuration.timeout.connect = .seconds(30)
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         defer { _ = client.shutdown() }
-        let google = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "google",
-                                                    jwksURL: idp + "/google/oauth2/v3/certs",
-                                                    audience: "example-client-id.apps.googleusercontent.com", client: client)
-        let apple = try await TokenFactory.fakeIdP(keysDirectory: keysDirectory, provider: "apple", jwksURL: idp + "/apple/auth/keys",
-                                                   audience: "com.example.app", client: client)
+        let (google, apple) = try await TokenFactory.fakeProviders(keysDirectory: keysDirectory, idp: idp, client: client)
         let setup = Setup(client: client, base: base, target: .lanyard, apple: apple, google: google)
         let run = String(UUID().uuidString.prefix(8)).lowercased()
 

@@ -27,6 +27,15 @@ struct TokenFactory: Sendable {
     }
 
     /// `nonce`: for a merge's proof (the server's challenge).
+    /// The fake IdP's Google and Apple factories, with the audiences the benchmark's servers accept.
+    static func fakeProviders(keysDirectory: String, idp: String,
+                              client: HTTPClient) async throws -> (google: TokenFactory, apple: TokenFactory) {
+        (try await fakeIdP(keysDirectory: keysDirectory, provider: "google", jwksURL: idp + "/google/oauth2/v3/certs",
+                           audience: "example-client-id.apps.googleusercontent.com", client: client),
+         try await fakeIdP(keysDirectory: keysDirectory, provider: "apple", jwksURL: idp + "/apple/auth/keys",
+                           audience: "com.example.app", client: client))
+    }
+
     func mint(sub: String, email: String, nonce: String? = nil) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         var claims: [String: JSONValue] = [
