@@ -33,13 +33,6 @@ public struct GroupShareStore: Sendable {
             """, [.text(groupID)]).map { (try $0.string("user_id"), try $0.string("collection")) }
     }
 
-    /// The groups one member's collection is shared with.
-    public func groups(userID: String, collection: String) async throws -> [String] {
-        try await connection.query("""
-            SELECT group_id FROM group_shares WHERE user_id = $1 AND collection = $2
-            """, [.text(userID), .text(collection)]).map { try $0.string("group_id") }
-    }
-
     /// What an account's change feed reads besides its own records, in one query: the groups it belongs to, and
     /// the collections other members share with them.
     public func feedSources(userID: String) async throws

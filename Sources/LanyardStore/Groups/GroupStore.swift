@@ -136,9 +136,4 @@ public struct GroupStore: Sendable {
             ON CONFLICT (group_id, collection) DO UPDATE SET read_role = excluded.read_role, write_role = excluded.write_role
             """, [.text(groupID), .text(collection), .text(read), .text(write)])
     }
-
-    public func deletePolicy(groupID: String, collection: String) async throws {
-        try await connection.query("DELETE FROM group_policies WHERE group_id = $1 AND collection = $2",
-                                   [.text(groupID), .text(collection)])
-    }
 }
