@@ -29,6 +29,8 @@ public struct CoreDependencies: Sendable {
     /// Groups' limits (reference section 14).
     public let groupMaxMembers: Int
     public let groupsPerAccount: Int
+    /// Where tests hold a request to kill the server (`LANYARD_TEST_PAUSE_AT`, dev mode only).
+    public let pausePoints: PausePoints
     /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
     let refreshSuccessorKey: [UInt8]
     /// Wakes an account's live readers after a commit (the server's change hub); silent elsewhere.
@@ -51,6 +53,7 @@ public struct CoreDependencies: Sendable {
         self.refreshReuseGrace = configuration.refreshReuseGrace
         self.groupMaxMembers = configuration.groupMaxMembers
         self.groupsPerAccount = configuration.groupsPerAccount
+        self.pausePoints = configuration.pausePoints
         self.reauthWindow = configuration.reauthWindow
         self.userIDStrategy = configuration.userIDStrategy
         self.webhooksEnabled = configuration.webhookURL != nil

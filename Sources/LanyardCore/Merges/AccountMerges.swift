@@ -102,11 +102,17 @@ public struct AccountMerges: Sendable {
                     ? try await SessionIssuer(dependencies: dependencies).open(userID: into, method: provider.rawValue,
                                                                               client: client, connection: connection, now: now)
                     : nil
+                if dependencies.pausePoints.contains(.mergeBeforeCommit) {
+                    // Sends the held writes first: the pause is inside the transaction, after all of them.
+                    try await connection.query("SELECT 1")
+                    await dependencies.pausePoints.reach(.mergeBeforeCommit)
+                }
                 return (report, opened)
             }
         } catch let dry as DryRun {
             return dry.report
         }
+        await dependencies.pausePoints.reach(.mergeAfterCommit)
         dependencies.signals.recordsChanged([into], written: [])
         dependencies.signals.accessChanged([from, into])
         var answered = report

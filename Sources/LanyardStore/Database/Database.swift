@@ -83,8 +83,13 @@ public protocol Database: Sendable {
     /// reply travels. On SQLite it is a transaction of the one writer.
     func autocommit<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
-    /// Throws when the database cannot be reached.
+    /// Throws when the database cannot be reached. Asked on a connection of its own where the database has a pool,
+    /// so the answer never waits behind the pool's work.
     func ping() async throws
+
+    /// When a query last succeeded (`nil` before the first): evidence that the database answers, read without
+    /// asking it.
+    var lastAnswer: ContinuousClock.Instant? { get }
 
     /// Whether the database answered the last attempt to reach it, known without asking it (`/readyz`, the
     /// `lanyard_database_reachable` gauge). An SQLite file is always reachable; its failures are per write.

@@ -17,6 +17,8 @@ public final class PostgresDatabase: Database {
     private let statements: PreparedStatements?
     private let shapes = StatementShapes()
     private let groupCommit: GroupCommit
+    /// The connection `ping` asks on, outside the pool; opened when first needed, replaced once closed.
+    private let probe = Mutex<PostgresConnection?>(nil)
 
     /// - Parameters:
     ///   - connections: the pool's fixed size; every connection is opened at start and kept (`PostgresPool`).
@@ -108,10 +110,28 @@ public final class PostgresDatabase: Database {
     }
 
     public func ping() async throws {
-        _ = try await read { try await $0.query("SELECT 1", []) }
+        try await Self.mappingErrors {
+            _ = try await probeConnection().query("SELECT 1", logger: logger)
+        }
+    }
+
+    /// The probe connection, opened again when the server closed it. Two pings that both find it closed may both
+    /// connect: the first to store its connection keeps it, the other closes its own.
+    private func probeConnection() async throws -> PostgresConnection {
+        if let open = probe.withLock({ $0 }), !open.isClosed { return open }
+        let opened = try await pool.dedicatedConnection()
+        let (kept, spare) = probe.withLock { stored -> (PostgresConnection, PostgresConnection?) in
+            if let existing = stored, !existing.isClosed { return (existing, opened) }
+            stored = opened
+            return (opened, nil)
+        }
+        if let spare { try? await spare.close() }
+        return kept
     }
 
     public var isReachable: Bool { pool.isReachable }
+
+    public var lastAnswer: ContinuousClock.Instant? { pool.evidence.lastAnswer }
 
     public func runBackgroundWork() async {
         await pool.maintain()
@@ -127,6 +147,9 @@ public final class PostgresDatabase: Database {
     public func close() async {
         maintenance?.cancel()
         _ = await maintenance?.value
+        if let connection = probe.withLock({ stored in defer { stored = nil }; return stored }) {
+            try? await connection.close()
+        }
         await pool.close()
     }
 

@@ -49,6 +49,8 @@ final class PostgresPool: Sendable {
     private let state = Mutex(State())
     private let connectionIDs = Atomic<Int>(0)
     private let waiterIDs = Atomic<Int>(0)
+    /// A connection that comes back open has answered its caller's queries.
+    let evidence = AnswerEvidence()
 
     init(configuration: PostgresConnection.Configuration, settings: Settings, logger: Logger) {
         var configuration = configuration
@@ -142,6 +144,7 @@ final class PostgresPool: Sendable {
             state.idle.append(connection)
             return (nil, false)
         }
+        if !connection.isClosed { evidence.record() }
         // The completion holds the connection until it is closed (postgres-nio asserts that none is freed open).
         if close { connection.close().whenComplete { _ in _ = connection } }
         waiter?.continuation.resume(returning: connection)

@@ -14,6 +14,7 @@ public final class SQLiteDatabase: Database {
     private let commits: GroupCommit
     private let readers: ReaderPool?
     private let checkpointer: WALCheckpointer?
+    private let evidence = AnswerEvidence()
 
     public static func open(
         path: String?, readerCount: Int = 4, checkpointing: Checkpointing = .standard, logger: Logger
@@ -56,7 +57,9 @@ public final class SQLiteDatabase: Database {
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await commits.run(body)
+        let result = try await commits.run(body)
+        evidence.record()
+        return result
     }
 
     /// SQLite's writes are the one writer's transactions.
@@ -71,6 +74,7 @@ public final class SQLiteDatabase: Database {
         do {
             let result = try await body(connection)
             await readers.release(connection)
+            evidence.record()
             return result
         } catch {
             await readers.release(connection)
@@ -83,6 +87,8 @@ public final class SQLiteDatabase: Database {
     }
 
     public var isReachable: Bool { true }
+
+    public var lastAnswer: ContinuousClock.Instant? { evidence.lastAnswer }
 
     public func runBackgroundWork() async {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }

@@ -63,6 +63,8 @@ public struct LanyardConfiguration: Sendable {
     /// Where generated secrets live (`master.key`, the emulator's keys). Lanyard addition: `LANYARD_DATA_DIR`.
     public var dataDirectory: String = ".lanyard"
     public var logLevel: String = "info"
+    /// `LANYARD_TEST_PAUSE_AT` (dev mode only): where tests hold the server to kill it.
+    public var pausePoints = PausePoints.none
     /// Apple account lifecycle (reference section 10): the team, the key's id and the .p8 key (PEM text).
     public var appleTeamID: String?
     public var appleKeyID: String?
@@ -192,6 +194,20 @@ public struct LanyardConfiguration: Sendable {
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
         config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
         config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
+        let pauses = reader.list("LANYARD_TEST_PAUSE_AT")
+        if !pauses.isEmpty {
+            guard config.devMode else {
+                throw ConfigurationError(variable: "LANYARD_TEST_PAUSE_AT", problem: "is for tests, and honoured only with LANYARD_DEV=1")
+            }
+            config.pausePoints = PausePoints(points: Set(try pauses.map { (name) throws(ConfigurationError) in
+                guard let point = PausePoints.Point(rawValue: name) else {
+                    throw ConfigurationError(variable: "LANYARD_TEST_PAUSE_AT", problem: """
+                        expected some of \(PausePoints.Point.allCases.map(\.rawValue).joined(separator: ", ")), got \(name)
+                        """)
+                }
+                return point
+            }))
+        }
         if let level = reader.string("LANYARD_LOG_LEVEL") {
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard levels.contains(level) else {

@@ -88,7 +88,7 @@ import Testing
             let started = ContinuousClock.now
             let result = try await generator(server, concurrency: 2, count: 100_000_000, maxSeconds: 0.3)
                 .run(RepeatedRequests(name: "healthz", perWorker: [BenchRequest(method: .GET, path: "/healthz")]))
-            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(ContinuousClock.now - started < .seconds(60), "the phase ran past its limit")
             #expect(result.ok > 0)
             #expect(result.errors == 0)
             #expect(result.sent < 100_000_000)

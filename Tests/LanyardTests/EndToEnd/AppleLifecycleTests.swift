@@ -14,7 +14,7 @@ import Testing
         let code = try await server.post("/_emulator/apple/authorization-code", ["sub": sub]).json["code"] as? String ?? ""
         let before = try await storedTokens(server)
         let session = try await server.signIn(.apple, sub: sub, bearer: bearer, extra: ["authorization_code": code])
-        for _ in 0..<100 where try await storedTokens(server) == before { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await eventually { try await storedTokens(server) != before }, "the Apple refresh token was stored")
         return session
     }
 
@@ -26,22 +26,17 @@ import Testing
     /// Waits until the outbox has recorded `count` revocation attempts in all: moving the clock before an attempt
     /// is recorded would schedule its retry from the moved time.
     static func waitForRecordedAttempts(_ count: Int, in server: TestServer) async throws {
-        for _ in 0..<100 {
+        let recorded = try await eventually {
             let rows = try await server.runtime.database.read {
                 try await $0.query("SELECT CAST(coalesce(sum(attempts), 0) AS BIGINT) AS n FROM apple_revocations", [])
             }
-            if (try? rows.first?.integer("n")) ?? 0 >= Int64(count) { return }
-            try await Task.sleep(for: .milliseconds(30))
+            return (try? rows.first?.integer("n")) ?? 0 >= Int64(count)
         }
+        #expect(recorded, "\(count) revocation attempts recorded")
     }
 
     static func revocations(_ server: TestServer) async throws -> [String] {
         try await server.get("/_emulator/apple/revocations").json["revoked"] as? [String] ?? []
-    }
-
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<100 where try await !condition() { try await Task.sleep(for: .milliseconds(30)) }
-        return try await condition()
     }
 
     @Test(arguments: TestDatabase.available)
@@ -61,7 +56,7 @@ import Testing
             server.clock.advance(by: 6)   // the second attempt, after 5 s
             try await Self.waitForRecordedAttempts(2, in: server)
             server.clock.advance(by: 11)  // the third, after 10 s more
-            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+            #expect(try await eventually { try await Self.revocations(server).count == 1 })
             let revoked = try await Self.revocations(server)
             #expect(revoked.count == 1)
             #expect(revoked.first.map(emulator.issued.contains) == true)
@@ -87,7 +82,7 @@ import Testing
             #expect(try await server.post("/v1/auth/link/google", ["id_token": try server.idToken(.google, sub: "g")],
                                           bearer: ada.accessToken).status == 200)
             #expect(try await server.delete("/v1/auth/link/apple", bearer: ada.accessToken).status == 200)
-            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+            #expect(try await eventually { try await Self.revocations(server).count == 1 })
         }
     }
 
@@ -102,7 +97,7 @@ import Testing
             let merged = try await MergeTests.merge(server, home, ["proof": proof, "keep": "other", "release": ["apple"]])
             #expect(merged.status == 200, "\(merged.text)")
             // The released Apple account's token is revoked; the survivor's own Apple token is kept.
-            #expect(try await Self.eventually { try await Self.revocations(server).count == 1 })
+            #expect(try await eventually { try await Self.revocations(server).count == 1 })
             #expect(try await Self.storedTokens(server) == 1)
         }
     }
@@ -113,13 +108,13 @@ import Testing
             let code = try await server.post("/_emulator/apple/authorization-code", ["sub": "grace-apple"]).json["code"] as? String ?? ""
             #expect(try await server.post("/v1/auth/link/apple", ["id_token": try server.idToken(.apple, sub: "grace-apple"),
                                                                  "authorization_code": code], bearer: grace.accessToken).status == 200)
-            #expect(try await Self.eventually { try await Self.storedTokens(server) == 1 })
+            #expect(try await eventually { try await Self.storedTokens(server) == 1 })
             let next = try await server.post("/_emulator/apple/authorization-code", ["sub": "grace-apple"]).json["code"] as? String ?? ""
             let reauthenticated = try await server.post("/v1/auth/reauthenticate/apple",
                                                         ["id_token": try server.idToken(.apple, sub: "grace-apple"),
                                                          "authorization_code": next], bearer: grace.accessToken)
             #expect(reauthenticated.status == 200)
-            #expect(try await Self.eventually { (server.runtime.appleEmulator?.issued.count ?? 0) == 2 })
+            #expect(try await eventually { (server.runtime.appleEmulator?.issued.count ?? 0) == 2 })
             #expect(try await Self.storedTokens(server) == 1, "the identity keeps its newest token")
         }
     }
@@ -128,7 +123,7 @@ import Testing
         try await TestServer.with(.sqlite, configure: Self.fastOutbox) { server in
             let session = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": "not-a-code"])
             #expect(!session.accessToken.isEmpty)
-            #expect(try await Self.eventually {
+            #expect(try await eventually {
                 try await server.get("/metrics").text.contains(#"lanyard_apple_code_redemptions_total{outcome="failed"} 1"#)
             })
             #expect(try await Self.storedTokens(server) == 0)
@@ -136,7 +131,7 @@ import Testing
             let code = try await server.post("/_emulator/apple/authorization-code", ["sub": "ada"]).json["code"] as? String ?? ""
             _ = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": code])
             _ = try await server.signIn(.apple, sub: "ada", extra: ["authorization_code": code])
-            #expect(try await Self.eventually {
+            #expect(try await eventually {
                 try await server.get("/metrics").text.contains(#"lanyard_apple_code_redemptions_total{outcome="failed"} 2"#)
             })
             #expect(try await Self.storedTokens(server) == 1)
@@ -154,7 +149,7 @@ import Testing
             try #require(lines.count == 2)
             let answer = try await server.post("/v1/auth/signin/apple", ["id_token": lines[0], "authorization_code": lines[1]])
             #expect(answer.status == 200)
-            #expect(try await Self.eventually { try await Self.storedTokens(server) == 1 })
+            #expect(try await eventually { try await Self.storedTokens(server) == 1 })
         }
     }
 

@@ -18,8 +18,7 @@ import Testing
                                     headers: lastEventID.map { ["Last-Event-ID": $0] } ?? [:])
     }
 
-    @Test func aWriteOnOneInstanceReachesAStreamOnTheOtherAndASignOutEndsIt() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func aWriteOnOneInstanceReachesAStreamOnTheOtherAndASignOutEndsIt() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         let a = try await ServerProcess.start(databaseURL: url)
         defer { a.stop() }
@@ -35,23 +34,26 @@ import Testing
             // From the commit (the write's answer) on: a wake-up, not the 30 s re-read, brings it. How fast (the
             // reference's 1 s; p99 8 ms measured) is the benchmark's to say, not a timed test's on a busy machine.
             let committed = ContinuousClock.now
-            let event = try #require(try await stream.next(within: 10))
+            let event = try #require(try await stream.next())
             #expect(event.name == "change")
             #expect((event.json["data"] as? [String: Any])?["n"] as? Int == n)
-            #expect(ContinuousClock.now - committed < .seconds(5), "the change took \(ContinuousClock.now - committed)")
+            // Well inside the 30 s re-read, however busy the machine.
+            #expect(ContinuousClock.now - committed < .seconds(15), "the change took \(ContinuousClock.now - committed)")
         }
         // The tablet's session signed out through the other instance.
         let began = ContinuousClock.now
         let signedOut = try await a.request(.POST, "/v1/auth/signout", json: ["scope": "others"], bearer: phone.accessToken)
         #expect(signedOut.status == 204)
-        let end = try #require(try await stream.events(until: "end", within: 10).last)
+        let end = try #require(try await stream.events(until: "end").last)
         #expect(end.json["reason"] as? String == "signed_out")
-        #expect(ContinuousClock.now - began < .seconds(5))
+        #expect(ContinuousClock.now - began < .seconds(15), "a wake-up, not the 30 s re-read, ended it")
         await cleanup()
     }
 
-    @Test func aKilledListenConnectionLosesNothing() async throws {
-        guard let adminURL = TestDatabase.postgresURL, case .postgres(let admin)? = DatabaseLocation(url: adminURL) else { return }
+    @Test(.requiresPostgres) func aKilledListenConnectionLosesNothing() async throws {
+        guard let adminURL = TestDatabase.postgresURL, case .postgres(let admin)? = DatabaseLocation(url: adminURL) else {
+            throw TestSetupError("LANYARD_TEST_POSTGRES_URL is not a PostgreSQL URL")
+        }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         let a = try await ServerProcess.start(databaseURL: url)
         defer { a.stop() }
@@ -101,14 +103,13 @@ import Testing
         let session = try Session(try await server.signIn(apple: "shut-down"))
         let streams = [try await Self.stream(server, session), try await Self.stream(server, session)]
         for stream in streams { _ = try await stream.events(until: "ready") }
-        let began = ContinuousClock.now
         server.process.terminate()
         for stream in streams {
-            let end = try #require(try await stream.events(until: "end", within: 5).last)
+            let end = try #require(try await stream.events(until: "end").last)
             #expect(end.json["reason"] as? String == "shutdown")
         }
-        #expect(await CommandTests.waitForExit(server.process, seconds: 10))
-        #expect(ContinuousClock.now - began < .seconds(5))
+        // Waiting for the streams would be waiting for ever: an exit at all is the proof.
+        #expect(await CommandTests.waitForExit(server.process, seconds: 30))
         #expect(server.process.terminationStatus == 0)
     }
 }

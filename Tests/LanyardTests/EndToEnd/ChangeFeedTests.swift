@@ -117,12 +117,12 @@ import LanyardSupport
             #expect(catchUp[2].json["cursor"] as? String == catchUp[1].id)
 
             try await Self.put(server, phone, "notes", "live", ["n": 3])
-            let live = try #require(try await stream.next(within: 5))
+            let live = try #require(try await stream.next())
             #expect(live.name == "change")
             #expect(live.json["id"] as? String == "live")
             #expect((live.json["data"] as? [String: Any])?["n"] as? Int == 3)
             // Idle: heartbeats (comments), no events. A busy machine may take a while to send the first.
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !stream.receivedComments.contains("heartbeat"), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
@@ -133,7 +133,7 @@ import LanyardSupport
             let stranger = try await server.signIn(.google, sub: "stranger-stream")
             try await Self.put(server, stranger, "notes", "theirs", ["n": 0])
             try await Self.put(server, phone, "notes", "mine", ["n": 4])
-            #expect(try await stream.next(within: 5)?.json["id"] as? String == "mine")
+            #expect(try await stream.next()?.json["id"] as? String == "mine")
             stream.close()
 
             let metrics = try await server.get("/metrics").text
@@ -159,7 +159,7 @@ import LanyardSupport
             var lastID: String?
             var stream = try await Self.stream(server, tablet)
             while seen.last != total - 1 {
-                guard let event = try await stream.next(within: 15) else { break }
+                guard let event = try await stream.next() else { break }
                 if event.name == "change" {
                     seen.append((event.json["data"] as? [String: Any])?["n"] as? Int ?? -1)
                     lastID = event.id
@@ -190,7 +190,7 @@ import LanyardSupport
         }) { server in
             func endOf(_ stream: EventStreamClient) async throws -> [String: Any] {
                 let end = try #require(try await stream.events(until: "end").last)
-                #expect(try await stream.next(within: 5) == nil, "the server closes after end")
+                #expect(try await stream.next() == nil, "the server closes after end")
                 return end.json
             }
             // signed_out: the session's sign-out on another device, within 2 s.
@@ -255,7 +255,7 @@ import LanyardSupport
             let merged = try await endOf(guestStream)
             #expect(merged["reason"] as? String == "account_merged")
             #expect(merged["into"] as? String == owner.userID)
-            let moved = try #require(try await ownerStream.next(within: 5))
+            let moved = try #require(try await ownerStream.next())
             #expect(moved.name == "change")
             #expect(moved.json["id"] as? String == "level9")
             ownerStream.close()

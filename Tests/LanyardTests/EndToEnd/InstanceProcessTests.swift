@@ -8,7 +8,7 @@ import Testing
 @Suite struct InstanceProcessTests {
     static let environment = [
         "LANYARD_ISSUER": "https://auth.example.test",
-        "LANYARD_KEY_PUBLISH_DELAY": "3",
+        "LANYARD_KEY_PUBLISH_DELAY": "6",
         "LANYARD_REFRESH_REUSE_GRACE": "1",
         // Guests limited to three per address, counted in the database; the rest never in the way.
         "LANYARD_RATE_LIMITS": "on",
@@ -17,8 +17,7 @@ import Testing
         "LANYARD_RATE_LIMIT_LINK": "10000/60",
     ]
 
-    @Test func twoProcessesOnOnePostgresAgreeOnKeysRefreshesSignOutsLinksAndRateLimits() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func twoProcessesOnOnePostgresAgreeOnKeysRefreshesSignOutsLinksAndRateLimits() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         let a = try await ServerProcess.start(databaseURL: url, environment: Self.environment)
         defer { a.stop() }
@@ -66,14 +65,16 @@ import Testing
         #expect(rotate.terminationStatus == 0)
         let rotatedAt = Date()
         var published = false
-        while !published, Date().timeIntervalSince(rotatedAt) < 2 {
+        // Published at once: each instance reads the keys again for a JWKS request more than a second after its last.
+        while !published, Date().timeIntervalSince(rotatedAt) < 30 {
             published = try await [a, b].asyncAllSatisfy { try await Self.publishedKIDs($0).count == 2 }
         }
-        #expect(published, "both instances publish the new key within 2 s")
+        #expect(published, "both instances publish the new key")
+        // Well before the delay (measured from after the command ended, so later than the rotation itself).
         if Date().timeIntervalSince(rotatedAt) < 2.5 {
             #expect(MultiInstanceTests.kid(try Session(try await b.signIn(apple: "ada")).accessToken) == old)
         }
-        try await Task.sleep(for: .seconds(max(0, 3.5 - Date().timeIntervalSince(rotatedAt))))
+        try await Task.sleep(for: .seconds(max(0, 6.5 - Date().timeIntervalSince(rotatedAt))))
         let fromEachAfter = [try Session(try await a.signIn(apple: "ada")), try Session(try await b.signIn(apple: "ada"))]
         let new = try #require(MultiInstanceTests.kid(fromEachAfter[0].accessToken))
         #expect(new != old)

@@ -87,7 +87,7 @@ import Testing
 
         let (hung, took) = try await timedSignIn()
         #expect(hung.errorCode == "PROVIDER_UNAVAILABLE")
-        #expect(took < .seconds(5), "\(took)")
+        #expect(took < .seconds(20), "a sign-in hung: \(took)")
         let (again, quickly) = try await timedSignIn()
         #expect(again.errorCode == "PROVIDER_UNAVAILABLE")
         // At once, as the server measures it from request to answer: of the two sign-ins, only this one within a
@@ -95,6 +95,7 @@ import Testing
         let metrics = try await server.request(.GET, "/metrics").text
         let signIns = #"lanyard_http_request_duration_seconds_bucket{method="POST",route="/v1/auth/signin/{provider}","#
         #expect(MetricsText.value(in: metrics, signIns + #"le="+Inf"}"#) == 2)
+        #expect(MetricsText.allAnswered(in: metrics, method: "POST", route: "/v1/auth/signin/{provider}", within: "5.0"))
         #expect(MetricsText.value(in: metrics, signIns + #"le="1.0"}"#) == 1,
                 "the second took \(quickly) as the test measured it")
 

@@ -18,14 +18,14 @@ import Testing
         }
     }
 
-    /// Waits (up to 5 s) until the outbox has recorded `count` attempts in all: the receiver sees an attempt just
-    /// before the worker records it, and moving the clock in between would schedule the retry from the moved time.
+    /// Waits until the outbox has recorded `count` attempts in all: the receiver sees an attempt just before the
+    /// worker records it, and moving the clock in between would schedule the retry from the moved time.
     static func waitForRecordedAttempts(_ count: Int, in runtime: LanyardRuntime) async throws {
-        for _ in 0..<100 {
+        let recorded = try await eventually {
             let rows = try await runtime.database.read { try await $0.query("SELECT CAST(coalesce(sum(attempts), 0) AS BIGINT) AS n FROM webhook_events", []) }
-            if (try? rows.first?.integer("n")) ?? 0 >= Int64(count) { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return (try? rows.first?.integer("n")) ?? 0 >= Int64(count)
         }
+        #expect(recorded, "\(count) webhook attempts recorded")
     }
 
     static func isSigned(_ delivery: WebhookReceiver.Delivery) -> Bool {
@@ -250,7 +250,8 @@ import Testing
         let deliveries = try await receiver.waitFor(11)
         #expect(deliveries.count == 11)
         #expect(deliveries.last?.id == id)
-        try await Task.sleep(for: .milliseconds(200))
+        // The receiver sees the attempt just before the worker records it as delivered.
+        try await Self.waitForRecordedAttempts(11, in: running.runtime)
         let (_, after) = try await AdminCommandTests.run(["webhooks", "list", "--failed"], databaseURL: databaseURL)
         #expect(after.contains("No failed deliveries."))
         await running.stop()

@@ -96,7 +96,7 @@ final class EventStreamClient: Sendable {
     }
 
     /// The next event, or `nil` when the server closed the stream; throws `Timeout` after `seconds`.
-    func next(within seconds: Double = 10) async throws -> Event? {
+    func next(within seconds: Double = 30) async throws -> Event? {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         while true {
             let (event, finished) = inbox.received.withLock { state -> (Event?, Bool) in
@@ -111,7 +111,7 @@ final class EventStreamClient: Sendable {
     }
 
     /// Events until one named `name` (included), failing on a stream that ends first.
-    func events(until name: String, within seconds: Double = 10) async throws -> [Event] {
+    func events(until name: String, within seconds: Double = 30) async throws -> [Event] {
         var seen: [Event] = []
         while true {
             guard let event = try await next(within: seconds) else {

@@ -1,11 +1,24 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A TCP port on 127.0.0.1 that was free a moment ago. The server is told its port up front because in dev
-/// mode it fetches the emulator's keys from itself.
+/// Ports handed out so far in this test process: never handed out twice, so a server started after another one
+/// stopped never takes its port, and no pooled client connection to the old server is mistaken for one to the new.
+private let handedOut = Mutex<Set<Int>>([])
+
+/// A TCP port on 127.0.0.1 that was free a moment ago, and not handed out before by this process. The server is
+/// told its port up front because in dev mode it fetches the emulator's keys from itself.
 func freeLoopbackPort() throws -> Int {
+    for _ in 0..<100 {
+        let port = try boundAndReleasedPort()
+        if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+    }
+    throw TestSetupError("no fresh loopback port in 100 tries")
+}
+
+private func boundAndReleasedPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestSetupError("socket() failed") }
     defer { close(fd) }

@@ -70,6 +70,18 @@ final class ServerProcess: Sendable {
         while process.isRunning, Date() < deadline { usleep(20_000) }
     }
 
+    /// SIGKILL, then waits until the process is gone: nothing of it answers after this returns.
+    func kill() async {
+        guard process.isRunning else { return }
+        Foundation.kill(process.pid, SIGKILL)
+        _ = await CommandTests.waitForExit(process, seconds: 30)
+    }
+
+    /// Waits until the server has logged `text` (a bound only a hang reaches).
+    func waitForLog(_ text: String) async throws -> Bool {
+        try await eventually(within: 60) { logText.contains(text) }
+    }
+
     /// Reads a pipe to its end on a thread of its own.
     private final class LogCollector: @unchecked Sendable {
         private let lock = NSLock()

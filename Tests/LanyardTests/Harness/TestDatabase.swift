@@ -56,3 +56,10 @@ struct TestSetupError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// A test that needs a PostgreSQL server: shown as skipped, not passed, when `LANYARD_TEST_POSTGRES_URL` is unset.
+    static var requiresPostgres: Self {
+        .enabled(if: TestDatabase.postgresURL != nil, "needs PostgreSQL (LANYARD_TEST_POSTGRES_URL)")
+    }
+}

@@ -55,7 +55,7 @@ final class WebhookReceiver: Sendable {
     }
 
     func waitFor(_ count: Int) async throws -> [Delivery] {
-        for _ in 0..<200 where deliveries.count < count { try await Task.sleep(for: .milliseconds(50)) }
+        _ = try await eventually { deliveries.count >= count }
         return deliveries
     }
 

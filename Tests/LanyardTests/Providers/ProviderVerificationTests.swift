@@ -124,7 +124,7 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
         clock.advance(by: 601)
         // Past its max-age the cached key is answered at once and the key set is fetched again in the background.
         _ = try await cache.key(id: "a", url: url, provider: .apple)
-        for _ in 0..<100 where fetcher.fetches < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await eventually { fetcher.fetches >= 2 }
         #expect(fetcher.fetches == 2)
         _ = try await cache.key(id: "a", url: url, provider: .apple)
         #expect(fetcher.fetches == 2)
@@ -140,7 +140,7 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
         clock.advance(by: 3601)
         let key = try await cache.key(id: "a", url: url, provider: .apple)
         #expect(key.kid == "a")
-        for _ in 0..<100 where fetcher.started < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await eventually { fetcher.started >= 2 }
         #expect(fetcher.started == 2, "the refetch began in the background")
         #expect(fetcher.finished == 1, "and the answer did not wait for it")
         fetcher.release()

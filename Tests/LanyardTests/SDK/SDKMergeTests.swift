@@ -35,10 +35,7 @@ import Testing
                 #expect(into == result.into)
             }
             #expect(tablet.user == nil)
-            for _ in 0..<100 where await !events.events.contains(.signedOut(.accountMerged(into: result.into))) {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(await events.events.contains(.signedOut(.accountMerged(into: result.into))))
+            #expect(try await eventually { await events.events.contains(.signedOut(.accountMerged(into: result.into))) })
         }
     }
 

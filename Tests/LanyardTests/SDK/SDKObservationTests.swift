@@ -20,7 +20,7 @@ import Testing
 
     @MainActor
     static func waitUntil(_ condition: @MainActor () -> Bool) async throws {
-        for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<3000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
         #expect(condition())
     }
 }

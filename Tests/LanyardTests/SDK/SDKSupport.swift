@@ -41,13 +41,14 @@ actor EventLog {
 
     private func append(_ event: AuthEvent) { events.append(event) }
 
-    /// Waits (up to 2 s) until an event matching `predicate` arrived.
+    /// Waits until an event matching `predicate` arrived (a bound only a hang reaches).
     func waitFor(_ predicate: @Sendable (AuthEvent) -> Bool) async -> Bool {
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if events.contains(where: predicate) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return false
+        return events.contains(where: predicate)
     }
 
     deinit { task?.cancel() }

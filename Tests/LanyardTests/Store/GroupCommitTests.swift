@@ -42,8 +42,7 @@ import LanyardSupport
         try await database.read { try await $0.query("SELECT DISTINCT xmin::text AS x FROM \(table)") }.count
     }
 
-    @Test func concurrentTransactionsOfOneShapeShareCommitsAndAllLand() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func concurrentTransactionsOfOneShapeShareCommitsAndAllLand() async throws {
         try await held.withDatabase(.postgres, connections: 4) { (database: any Database) async throws in
             let outcomes = await Self.race(48, on: database) { number, connection in
                 try await Self.insertPersonWithVisit("p\(number)", visit: "v\(number)", on: connection)
@@ -60,8 +59,7 @@ import LanyardSupport
         }
     }
 
-    @Test func aTransactionThatFailsInASharedCommitFailsAloneAndLeavesNothing() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func aTransactionThatFailsInASharedCommitFailsAloneAndLeavesNothing() async throws {
         try await held.withDatabase(.postgres, connections: 4) { (database: any Database) async throws in
             _ = try await database.transaction { try await $0.query("INSERT INTO people (id, name) VALUES ('taken', NULL)") }
             // Every eighth person is taken already; every eighth from the fourth visits nobody.
@@ -88,10 +86,9 @@ import LanyardSupport
         }
     }
 
-    @Test func sharedCommitsAndOrdinaryTransactionsShareEvenASingleConnection() async throws {
+    @Test(.requiresPostgres) func sharedCommitsAndOrdinaryTransactionsShareEvenASingleConnection() async throws {
         // A transaction that only holds writes takes no connection until its commit, and one that read gives
         // its connection back before it waits for a shared commit: with one connection, nobody waits forever.
-        guard TestDatabase.postgresURL != nil else { return }
         try await held.withDatabase(.postgres, connections: 1) { (database: any Database) async throws in
             let finished = Mutex<[Int: Result<Void, any Error>]?>(nil)
             // In a task of its own, so that a deadlock fails the test instead of hanging the suite.

@@ -134,8 +134,7 @@ import LanyardSupport
         }
     }
 
-    @Test func transactionsRunAtReadCommittedWhateverTheServersDefault() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func transactionsRunAtReadCommittedWhateverTheServersDefault() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         let setup = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))
@@ -155,9 +154,8 @@ import LanyardSupport
         await cleanup()
     }
 
-    @Test func heldWritesRunInTheOrderTheyWereHeld() async throws {
+    @Test(.requiresPostgres) func heldWritesRunInTheOrderTheyWereHeld() async throws {
         // Only speed depends on it (the last write's row lock is held the shortest), so PostgreSQL only.
-        guard TestDatabase.postgresURL != nil else { return }
         try await withDatabase(.postgres) { (database: any Database) async throws in
             _ = try await database.read { try await $0.query("CREATE SEQUENCE ticks") }
             try await database.transaction { connection in

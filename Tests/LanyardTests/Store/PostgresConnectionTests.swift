@@ -9,9 +9,10 @@ import LanyardSupport
 /// also needs `LANYARD_TEST_POSTGRES_DATA` (the socket directory `scripts/start-test-postgres` prints). And
 /// waiting for a connection of Lanyard's own pool.
 @Suite struct PostgresConnectionTests {
-    @Test func aServerOnThisMachineIsReachedThroughItsSocketDirectory() async throws {
-        guard TestDatabase.postgresURL != nil,
-              let directory = ProcessInfo.processInfo.environment["LANYARD_TEST_POSTGRES_DATA"] else { return }
+    @Test(.requiresPostgres, .enabled(if: ProcessInfo.processInfo.environment["LANYARD_TEST_POSTGRES_DATA"] != nil,
+                                      "needs the test server's socket directory (LANYARD_TEST_POSTGRES_DATA)"))
+    func aServerOnThisMachineIsReachedThroughItsSocketDirectory() async throws {
+        let directory = try #require(ProcessInfo.processInfo.environment["LANYARD_TEST_POSTGRES_DATA"])
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let tcp) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         let socketURL = "postgres://\(tcp.username)@/\(tcp.database)?host=\(directory)&port=\(tcp.port)"
@@ -30,8 +31,7 @@ import LanyardSupport
         await cleanup()
     }
 
-    @Test func aRequestWaitingForAConnectionLeavesWhenCancelledAndTakesNone() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func aRequestWaitingForAConnectionLeavesWhenCancelledAndTakesNone() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         let database = try await PostgresDatabase.connect(location, connections: 1, timeout: .seconds(60),

@@ -25,8 +25,7 @@ import LanyardSupport
         #expect(renamed != nil && renamed != name, "a preparation refused by a failed transaction is renamed")
     }
 
-    @Test func aStatementFirstPreparedInsideAFailedTransactionWorksAfterTheRollback() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func aStatementFirstPreparedInsideAFailedTransactionWorksAfterTheRollback() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         // One connection, so the retry below meets the very connection where the preparation failed.
@@ -50,9 +49,8 @@ import LanyardSupport
         await cleanup()
     }
 
-    @Test(arguments: [true, false])
+    @Test(.requiresPostgres, arguments: [true, false])
     func statementsArePreparedOnTheServerUnlessTheURLTurnsThemOff(prepared: Bool) async throws {
-        guard TestDatabase.postgresURL != nil else { return }
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         let configured = url + (url.contains("?") ? "&" : "?") + "prepared_statements=\(prepared ? "on" : "off")"
         guard case .postgres(let location) = DatabaseLocation(url: configured) else { throw TestSetupError("not postgres") }
@@ -71,8 +69,7 @@ import LanyardSupport
         await cleanup()
     }
 
-    @Test func oneStatementRunsWithDifferentValuesAndNullsOnOneConnection() async throws {
-        guard TestDatabase.postgresURL != nil else { return }
+    @Test(.requiresPostgres) func oneStatementRunsWithDifferentValuesAndNullsOnOneConnection() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
         guard case .postgres(let location) = DatabaseLocation(url: url) else { throw TestSetupError("not postgres") }
         let database = try await PostgresDatabase.connect(location, connections: 1, logger: Logger(label: "test"))

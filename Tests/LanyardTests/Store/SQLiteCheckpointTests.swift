@@ -49,7 +49,7 @@ import LanyardStore
         // Soon after the writes stop, the thread has copied them into the database file (with the database
         // open), and so the next write starts the log over, cut back to twice the thread's 64 pages.
         let logLimit = 2 * 64 * 4_096
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         var probe = transactions
         while ContinuousClock.now < deadline {
             let id = Int64(probe)

@@ -1,0 +1,14 @@
+import Foundation
+
+/// Waits for the event `condition` tells of, asking every `interval`, for at most `seconds` of real time: a bound
+/// only a hang reaches. Tests wait for what they mean this way rather than sleeping for a guess; speed is the
+/// benchmark's business.
+func eventually(within seconds: Double = 30, every interval: Duration = .milliseconds(20),
+                _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: interval)
+    }
+    return try await condition()
+}
