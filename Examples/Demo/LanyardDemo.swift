@@ -82,7 +82,7 @@ struct LanyardDemo {
         while !live.isLive { try await Task.sleep(for: .milliseconds(20)) }
         say("the iPhone is caught up and live")
         try await android.collection("reminders", of: Reminder.self).put(Reminder(title: "Buy milk", done: true), id: "r1")
-        let seenLive = try await withTimeout(seconds: 10) { try await watcher.value }
+        let seenLive = try await withTimeout(seconds: 30) { try await watcher.value }
         guard seenLive.last == "r1: Buy milk (done)" else { throw DemoError("the iPhone did not see the edit: \(seenLive)") }
         say("the iPhone saw, in order: " + seenLive.joined(separator: "; "))
 
@@ -108,7 +108,7 @@ struct LanyardDemo {
         }
         while !sonsList.isLive { try await Task.sleep(for: .milliseconds(20)) }
         try await shopping.put(Reminder(title: "Bread", done: true), id: "bread")
-        let seenBySon = try await withTimeout(seconds: 10) { try await listening.value }
+        let seenBySon = try await withTimeout(seconds: 30) { try await listening.value }
         guard seenBySon.last == "Bread (done)" else { throw DemoError("Byron did not see the list change: \(seenBySon)") }
         say("Byron's phone saw, live: " + seenBySon.joined(separator: "; "))
         try await sons.groups.leave(family.id)

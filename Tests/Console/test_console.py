@@ -50,7 +50,7 @@ def sign_in(provider, sub, body=None, **claims):
 class ConsoleTests(unittest.TestCase):
     def setUp(self):
         self.browser = SERVER["browser"]
-        self.wait = WebDriverWait(self.browser, 10)
+        self.wait = WebDriverWait(self.browser, 30)
         self.browser.get(f"{SERVER['base']}/admin")
         self.browser.execute_script("sessionStorage.clear()")
         self.browser.get(f"{SERVER['base']}/admin#/")

@@ -126,7 +126,7 @@ class WebAppTests(unittest.TestCase):
         token = lanyard.id_token("google", sub, email=f"{sub}@example.com")
         browser = STATE["browser"]
         browser.get(f"{origin}/app.html#server={quote(lanyard.base)}&id_token={quote(token)}")
-        WebDriverWait(browser, 15).until(lambda b: b.find_element(By.ID, "result").text != "running")
+        WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "result").text != "running")
         return json.loads(browser.find_element(By.ID, "result").text)
 
     def test_a_page_of_a_listed_origin_signs_in_and_reads_answers_and_errors(self):

@@ -24,12 +24,15 @@ class LanyardDev:
         with open(os.path.join(self.folder, "server.log"), "w") as log:
             self.process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
         self.base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
+        # Up to a minute: a debug build starting on a busy machine is slow.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.base}/healthz").status_code == 200:
                     return
             except httpx.HTTPError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
         self.process.kill()
         raise RuntimeError(f"lanyard dev did not start; see {self.folder}/server.log")
 
@@ -41,4 +44,4 @@ class LanyardDev:
 
     def stop(self):
         self.process.terminate()
-        self.process.wait(10)
+        self.process.wait(30)
