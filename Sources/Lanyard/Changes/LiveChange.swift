@@ -21,6 +21,9 @@ public struct LiveChange: Sendable, Equatable {
         case groupRemoved
         /// `sharedBy` stopped sharing `collection` with `groupID`: drop those records.
         case shareRemoved
+        /// The account may no longer read `collection` of `groupID` (a policy or its role changed): drop those
+        /// records; nothing of the collection follows.
+        case accessRemoved
     }
 
     /// A record change, or a group or shared collection gone.
@@ -54,7 +57,7 @@ public struct LiveChange: Sendable, Equatable {
         return try WireCoding.decoder().decode(Record.self, from: data)
     }
 
-    /// A group or shared collection gone (`group_removed`, `share_removed` events).
+    /// A group, a shared collection or read access gone (`group_removed`, `share_removed`, `access_removed` events).
     init?(removal event: ServerSentEvent) {
         guard let cursor = event.id,
               let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
@@ -62,6 +65,7 @@ public struct LiveChange: Sendable, Equatable {
         switch event.name {
         case "group_removed": kind = .groupRemoved
         case "share_removed": kind = .shareRemoved
+        case "access_removed": kind = .accessRemoved
         default: return nil
         }
         (collection, id, version, updatedAt, isDeleted) = (object["collection"] as? String ?? "", "", 0, Date(), true)

@@ -107,7 +107,7 @@ public struct LiveChanges: AsyncSequence, Sendable {
                 remember(change.cursor)
                 (failures, refusedOnce) = (0, false)
                 return feed.filter(change) ? change : nil
-            case "group_removed", "share_removed":
+            case "group_removed", "share_removed", "access_removed":
                 guard let removal = LiveChange(removal: event) else { return nil }
                 remember(removal.cursor)
                 return feed.filter(removal) ? removal : nil

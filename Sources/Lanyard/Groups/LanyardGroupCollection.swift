@@ -82,7 +82,7 @@ public struct LanyardGroupCollection<Record: Codable & Sendable>: Sendable {
     }
 
     /// This collection's changes, live, from every member; the sequence ends when the account leaves the group (or
-    /// is removed, or the group is dissolved).
+    /// is removed, or the group is dissolved), or may no longer read this collection.
     ///
     /// ```swift
     /// for try await change in shopping.changes() {
@@ -94,8 +94,9 @@ public struct LanyardGroupCollection<Record: Codable & Sendable>: Sendable {
         var changes = LiveCollectionChanges<Record>(changes: LiveChanges(client: client, since: nil, scope: "g.\(group).\(name)") {
             ($0.kind == .record && $0.groupID == group && $0.sharedBy == nil && $0.collection == name)
                 || ($0.kind == .groupRemoved && $0.groupID == group)
+                || ($0.kind == .accessRemoved && $0.groupID == group && $0.collection == name)
         })
-        changes.ends = { $0.kind == .groupRemoved }
+        changes.ends = { $0.kind == .groupRemoved || $0.kind == .accessRemoved }
         return changes
     }
 

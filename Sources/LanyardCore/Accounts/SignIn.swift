@@ -31,18 +31,15 @@ public struct SignInRequest: Sendable {
 /// that already has an account signs into it and merges the guest into it.
 public struct SignIn: Sendable {
     let dependencies: CoreDependencies
-    let merge: AccountMerge
 
-    public init(_ dependencies: CoreDependencies, merge: AccountMerge = AccountMerge()) {
+    public init(_ dependencies: CoreDependencies) {
         self.dependencies = dependencies
-        self.merge = merge
     }
 
     public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
         let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies
-        let merge = self.merge
         let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
             let found = try await lookup.read(on: connection)
             if found?.owner.disabledAt != nil { throw LanyardError.accountDisabled }
@@ -52,7 +49,7 @@ public struct SignIn: Sendable {
                 bearerEndedByMerge: guest?.mergedInto != nil, identityOwner: found?.owner.id)
             let attempt = Attempt(dependencies: dependencies, connection: connection, now: dependencies.clock.now(),
                                   client: client, identity: identity, name: request.fullName ?? identity.name, found: found)
-            return try await attempt.carryOut(decision, guestAccount: guestAccount, merge: merge)
+            return try await attempt.carryOut(decision)
         }
         if let guestID = landed.mergedFrom {
             // The guest's records are now the account's, and the guest's sessions ended with the merge.
@@ -87,15 +84,16 @@ public struct SignIn: Sendable {
         var provider: String { identity.provider.rawValue }
         var audit: AuditLog { dependencies.audit(connection, at: now, clientIP: client.ip) }
 
-        func carryOut(_ decision: SignInDecision, guestAccount: UserRecord?,
-                      merge: AccountMerge) async throws -> (Landed, OpenedSession) {
+        func carryOut(_ decision: SignInDecision) async throws -> (Landed, OpenedSession) {
             let landed: Landed
             switch decision {
             case .landMergedGuest(let guestID, let target):
                 landed = Landed(userID: target, mergedFrom: guestID)
             case .mergeGuest(let guestID, let target):
-                guard let guestAccount else { preconditionFailure("a merge is decided on the guest's account") }
-                try await merge.merge(anonymous: guestAccount, into: target, connection: connection, audit: audit, now: now)
+                // The guest's session is this request's: the guest's own side of any clash is `current`.
+                let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: target, from: guestID,
+                                     kind: .guest, actor: target, currentIsInto: false, at: now)
+                _ = try await MergeEngine(dependencies: dependencies, connection: connection, audit: audit).run(plan)
                 landed = Landed(userID: target, mergedFrom: guestID)
             case .upgradeGuest(let guestID):
                 try await upgrade(guestID)

@@ -56,11 +56,3 @@ public struct UserMetadata: Sendable {
         }
     }
 }
-
-/// The guest's metadata becomes the target's when the target has none (like its display name).
-struct UserMetadataMergeStep: MergeStep {
-    func move(from anonymousID: String, into targetID: String, connection: any DatabaseConnection,
-              audit: AuditLog, now: Date) async throws {
-        try await UserMetadataStore(connection).copyIfMissing(from: anonymousID, to: targetID, at: now)
-    }
-}

@@ -31,6 +31,13 @@ public enum AuditEvent: String, Sendable {
     case groupMemberRemoved = "group.member_removed"
     case groupMemberRoleChanged = "group.member_role_changed"
     case groupOwnershipTransferred = "group.ownership_transferred"
+    // Audited, not webhooks: who invited, revoked, set a policy, shared or changed what they share.
+    case groupInviteCreated = "group.invite_created"
+    case groupInviteRevoked = "group.invite_revoked"
+    case groupPolicySet = "group.policy_set"
+    case groupCollectionShared = "group.collection_shared"
+    case groupCollectionUnshared = "group.collection_unshared"
+    case groupMemberUpdated = "group.member_updated"
 }
 
 public struct AuditLog: Sendable {

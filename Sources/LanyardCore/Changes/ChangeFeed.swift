@@ -163,15 +163,33 @@ public struct FeedEntry: Sendable {
     }
 }
 
-/// The sources an account's feed reads: its groups, and the collections other members share with them.
+/// The sources an account's feed reads: its groups, and the collections other members share with them; and in
+/// each group, the collections whose policy the account's role may not read (reference section 14): none of their
+/// changes reach it.
 public struct FeedSources: Sendable, Equatable {
     public static let none = FeedSources(groups: [], shares: [])
 
     public let groups: [String]
     public let shares: [FeedSource]
+    /// By group: collections the account may not read there now.
+    public let unreadable: [String: Set<String>]
 
-    public init(groups: [String], shares: [FeedSource]) {
+    public init(groups: [String], shares: [FeedSource], unreadable: [String: Set<String>] = [:]) {
         (self.groups, self.shares) = (groups.sorted(), shares)
+        self.unreadable = unreadable.filter { !$0.value.isEmpty }
+    }
+
+    /// Whether `change` is one the account may read.
+    public func mayRead(_ change: FeedChange) -> Bool {
+        guard case .group(let id) = change.source, let hidden = unreadable[id] else { return true }
+        return !hidden.contains(change.record.collection)
+    }
+
+    /// Collections of groups in both that `self` may not read and `before` could: read access taken away.
+    public func accessRemoved(since before: FeedSources) -> [(group: String, collection: String)] {
+        groups.filter(before.groups.contains).flatMap { group in
+            (unreadable[group] ?? []).subtracting(before.unreadable[group] ?? []).sorted().map { (group, $0) }
+        }
     }
 
     var all: [FeedSource] { [.personal] + groups.map(FeedSource.group) + shares }
@@ -249,10 +267,19 @@ public struct ChangeFeed: Sendable {
     }
 
     static func sources(userID: String, _ connection: any DatabaseConnection) async throws -> FeedSources {
-        let visible = try await GroupShareStore(connection).feedSources(userID: userID)
+        let store = GroupShareStore(connection)
+        let visible = try await store.feedSources(userID: userID)
+        var unreadable: [String: Set<String>] = [:]
+        if !visible.groups.isEmpty {
+            for policy in try await store.readPolicies(userID: userID) {
+                guard let read = GroupRole(rawValue: policy.read), let role = GroupRole(rawValue: policy.role),
+                      !GroupPolicy(read: read, write: .role(.member)).mayRead(role) else { continue }
+                unreadable[policy.groupID, default: []].insert(policy.collection)
+            }
+        }
         return FeedSources(groups: visible.groups, shares: visible.shares.map {
             FeedSource.share(group: $0.groupID, member: $0.userID, collection: $0.collection)
-        })
+        }, unreadable: unreadable)
     }
 
     /// The changes after `cursor`, at most `limit`, from `sources` (read now when not given). A cursor past a
@@ -265,8 +292,9 @@ public struct ChangeFeed: Sendable {
             for source in sources.all {
                 let after = cursor[source]
                 let (store, owner, collection) = Self.location(of: source, userID: userID)
+                let hidden: Set<String> = if case .group(let id) = source { sources.unreadable[id] ?? [] } else { [] }
                 let rows = try await RecordStore(connection, store).feed(ownerID: owner, collection: collection,
-                                                                         after: after, limit: limit + 1)
+                                                                         excluding: hidden, after: after, limit: limit + 1)
                 if rows.isEmpty, after > 0, try await RecordStore(connection, store).lastFeedSequence(ownerID: owner) < after {
                     return nil
                 }

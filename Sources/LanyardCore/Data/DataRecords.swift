@@ -149,31 +149,3 @@ public struct DataRecords: Sendable {
                      details: ["current_version": current.map { .number(Double($0)) } ?? .null])
     }
 }
-
-/// A guest's records follow them into the account they sign into. Where both have a record with the same
-/// collection and id, the newer `updated_at` wins and the other is kept in the audit log.
-struct RecordsMergeStep: MergeStep {
-    func move(from anonymousID: String, into targetID: String, connection: any DatabaseConnection,
-              audit: AuditLog, now: Date) async throws {
-        let records = RecordStore(connection)
-        for incoming in try await records.all(ownerID: anonymousID) {
-            let existing = try await records.find(ownerID: targetID, collection: incoming.collection, recordID: incoming.recordID)
-            if let existing, existing.updatedAt >= incoming.updatedAt {
-                try await audit.write(.mergeRecordReplaced, userID: targetID, details: Self.loser(incoming, kept: "target"))
-                continue
-            }
-            if let existing {
-                try await audit.write(.mergeRecordReplaced, userID: targetID, details: Self.loser(existing, kept: "guest"))
-            }
-            try await records.upsert(ownerID: targetID, collection: incoming.collection, recordID: incoming.recordID,
-                                     version: max(existing?.version ?? 0, incoming.version) + 1,
-                                     updatedAt: incoming.updatedAt, data: incoming.data)
-        }
-        try await records.deleteAll(ownerID: anonymousID)
-    }
-
-    static func loser(_ row: RecordRow, kept: String) -> [String: String] {
-        ["collection": row.collection, "id": row.recordID, "from_account": row.ownerID, "kept": kept,
-         "discarded_updated_at": String(row.updatedAt.unixMilliseconds), "discarded_data": row.data ?? "null"]
-    }
-}

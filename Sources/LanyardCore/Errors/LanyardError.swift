@@ -53,6 +53,12 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
     public var details: [String: JSONValue]
     /// Seconds, for `Retry-After` on `RATE_LIMITED` and `SERVICE_UNAVAILABLE`.
     public var retryAfter: Int?
+    /// A status other than the code's own, where the contract names one (`422 INVALID_REQUEST` for an
+    /// `Idempotency-Key` sent again with another body).
+    public var statusOverride: Int?
+
+    /// The HTTP status this error is answered with.
+    public var httpStatus: Int { statusOverride ?? code.httpStatus }
 
     public init(_ code: Code, _ message: String, details: [String: JSONValue] = [:], retryAfter: Int? = nil) {
         self.code = code

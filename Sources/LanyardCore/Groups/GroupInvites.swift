@@ -61,6 +61,10 @@ public struct GroupInvites: Sendable {
                 throw LanyardError.groupLimit("too_many_invites", limit: Self.maximumPending)
             }
             try await invites.insert(invite)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupInviteCreated, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "invite_id": invite.id, "role": role.rawValue,
+                          "max_uses": String(maxUses)])
         }
         return InviteView(invite, code: code, url: "\(dependencies.accessTokens.issuer)/join/\(code)")
     }
@@ -77,7 +81,7 @@ public struct GroupInvites: Sendable {
 
     /// `DELETE /v1/groups/{gid}/invites/{id}` (owner and admins).
     public func revoke(_ groupID: String, inviteID: String, caller: Caller) async throws {
-        let now = dependencies.clock.now()
+        let (dependencies, now) = (dependencies, dependencies.clock.now())
         try await dependencies.database.transaction { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.admin)
             let invites = GroupInviteStore(connection)
@@ -85,6 +89,9 @@ public struct GroupInvites: Sendable {
                 throw LanyardError.notFound("No such invite")
             }
             try await invites.revoke(id: inviteID, at: now)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupInviteRevoked, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "invite_id": inviteID])
         }
     }
 
@@ -119,17 +126,25 @@ public struct GroupInvites: Sendable {
                                    alreadyMember: true)
             }
             try Self.checkUsable(invite, at: now)
+            // The invite's maker as they are now: an invite grants no more than they still may.
+            let maker = try await members.find(groupID: group.id, userID: invite.createdBy)
+            guard let invited = GroupRole(rawValue: invite.role),
+                  let role = GroupPermissions.grantedAtAccept(invited, makerRole: maker.flatMap { GroupRole(rawValue: $0.role) },
+                                                              membersCanInvite: group.membersCanInvite) else {
+                throw LanyardError.inviteUnusable("revoked")
+            }
             let count = try await members.count(groupID: group.id)
             guard count < dependencies.groupMaxMembers else {
                 throw LanyardError.groupLimit("group_full", limit: dependencies.groupMaxMembers)
             }
             try await Groups.checkRoomForAnotherGroup(userID: caller.userID, connection, dependencies)
-            try await members.insert(GroupMemberRow(groupID: group.id, userID: caller.userID, role: invite.role, joinedAt: now))
+            try await members.insert(GroupMemberRow(groupID: group.id, userID: caller.userID, role: role.rawValue, joinedAt: now))
             try await GroupInviteStore(connection).use(id: invite.id)
             try await dependencies.audit(connection, at: now, clientIP: client.ip).write(
                 .groupMemberJoined, userID: caller.userID,
-                details: ["group_id": group.id, "actor": caller.userID, "role": invite.role, "invite_id": invite.id])
-            return JoinedGroup(group: GroupView(group, memberCount: count + 1, role: invite.role), role: invite.role,
+                details: ["group_id": group.id, "actor": caller.userID, "role": role.rawValue, "invite_id": invite.id,
+                          "invited_by": invite.createdBy])
+            return JoinedGroup(group: GroupView(group, memberCount: count + 1, role: role.rawValue), role: role.rawValue,
                                alreadyMember: false)
         }
         if !joined.alreadyMember { dependencies.signals.accessChanged([caller.userID]) }

@@ -17,6 +17,8 @@ enum GroupLifecycle {
             guard let group = try await GroupStore(connection).findForUpdate(id: membership.groupID) else { continue }
             guard membership.role == GroupRole.owner.rawValue else {
                 try await members.remove(groupID: group.id, userID: userID)
+                try await GroupMembers.revokeInvites(madeBy: userID, groupID: group.id, connection, dependencies,
+                                                     now: dependencies.clock.now())
                 try await audit.write(.groupMemberRemoved, userID: userID, details: [
                     "group_id": group.id, "actor": userID, "role": membership.role, "reason": "account_deleted"])
                 continue
@@ -30,6 +32,8 @@ enum GroupLifecycle {
                 continue
             }
             try await members.remove(groupID: group.id, userID: userID)
+            try await GroupMembers.revokeInvites(madeBy: userID, groupID: group.id, connection, dependencies,
+                                                 now: dependencies.clock.now())
             try await GroupMembers.handOver(groupID: group.id, from: nil, to: successor!, connection)
             try await audit.write(.groupMemberRemoved, userID: userID, details: [
                 "group_id": group.id, "actor": userID, "role": membership.role, "reason": "account_deleted"])
@@ -38,32 +42,5 @@ enum GroupLifecycle {
             affected.append(successor!)
         }
         return affected.filter { $0 != userID }
-    }
-}
-
-/// A guest's memberships follow them into the account they sign into. Where both are members, the higher role is
-/// kept; an owner guest hands the group to the account (the guest's membership goes first, so there is never a
-/// second owner).
-struct GroupsMergeStep: MergeStep {
-    func move(from anonymousID: String, into targetID: String, connection: any DatabaseConnection,
-              audit: AuditLog, now: Date) async throws {
-        let members = GroupMemberStore(connection)
-        for guest in try await members.memberships(userID: anonymousID).sorted(by: { $0.groupID < $1.groupID }) {
-            guard try await GroupStore(connection).findForUpdate(id: guest.groupID) != nil,
-                  let guestRole = GroupRole(rawValue: guest.role) else { continue }
-            let existing = try await members.find(groupID: guest.groupID, userID: targetID)
-            try await members.remove(groupID: guest.groupID, userID: anonymousID)
-            if let existing, let targetRole = GroupRole(rawValue: existing.role) {
-                if guestRole > targetRole {
-                    try await members.setRole(groupID: guest.groupID, userID: targetID, role: guestRole.rawValue)
-                }
-            } else {
-                try await members.insert(GroupMemberRow(groupID: guest.groupID, userID: targetID, role: guest.role,
-                                                        joinedAt: guest.joinedAt, shareEmail: false))
-            }
-            try await audit.write(.groupMemberJoined, userID: targetID, details: [
-                "group_id": guest.groupID, "actor": targetID, "role": max(guestRole, existing.flatMap {
-                    GroupRole(rawValue: $0.role) } ?? guestRole).rawValue, "merged_from": anonymousID])
-        }
     }
 }

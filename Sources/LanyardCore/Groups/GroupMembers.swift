@@ -18,7 +18,7 @@ public struct GroupMembers: Sendable {
                         client: ClientInfo) async throws -> GroupMemberView {
         let role = try GroupRole.parse(text, field: "role", allowed: [.admin, .member, .viewer])
         let (dependencies, now) = (dependencies, dependencies.clock.now())
-        return try await dependencies.database.transaction { connection in
+        let view = try await dependencies.database.transaction { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.owner)
             let members = GroupMemberStore(connection)
             guard let target = try await members.find(groupID: groupID, userID: userID) else {
@@ -35,13 +35,20 @@ public struct GroupMembers: Sendable {
             }
             return try await Self.view(groupID: groupID, userID: userID, connection)
         }
+        // What the member may read may have changed: its feed reads its sources again.
+        dependencies.signals.accessChanged([userID])
+        return view
     }
 
     /// `PATCH /v1/groups/{gid}/members/me`: whether the other members see the caller's email.
     public func setShareEmail(_ groupID: String, share: Bool, caller: Caller) async throws -> GroupMemberView {
-        try await dependencies.database.transaction { connection in
+        let (dependencies, now) = (dependencies, dependencies.clock.now())
+        return try await dependencies.database.transaction { connection in
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
             try await GroupMemberStore(connection).setShareEmail(groupID: groupID, userID: caller.userID, share: share)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupMemberUpdated, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "share_email": String(share)])
             return try await Self.view(groupID: groupID, userID: caller.userID, connection)
         }
     }
@@ -61,6 +68,7 @@ public struct GroupMembers: Sendable {
                 throw LanyardError.insufficientRole(targetRole >= .admin ? .owner : .admin)
             }
             try await members.remove(groupID: groupID, userID: userID)
+            try await Self.revokeInvites(madeBy: userID, groupID: groupID, connection, dependencies, now: now)
             try await dependencies.audit(connection, at: now, clientIP: client.ip).write(
                 .groupMemberRemoved, userID: userID,
                 details: ["group_id": groupID, "actor": caller.userID, "role": target.role, "reason": "removed"])
@@ -75,6 +83,7 @@ public struct GroupMembers: Sendable {
             let membership = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
             guard membership.role != .owner else { throw LanyardError.ownerMustTransfer }
             try await GroupMemberStore(connection).remove(groupID: groupID, userID: caller.userID)
+            try await Self.revokeInvites(madeBy: caller.userID, groupID: groupID, connection, dependencies, now: now)
             try await dependencies.audit(connection, at: now, clientIP: client.ip).write(
                 .groupMemberRemoved, userID: caller.userID,
                 details: ["group_id": groupID, "actor": caller.userID, "role": membership.role.rawValue, "reason": "left"])
@@ -100,6 +109,16 @@ public struct GroupMembers: Sendable {
                 details: ["group_id": groupID, "actor": caller.userID, "from": caller.userID, "to": userID])
             return GroupView(membership.group, memberCount: try await members.count(groupID: groupID),
                              role: GroupRole.admin.rawValue)
+        }
+    }
+
+    /// A member who leaves or is removed takes their pending invites with them, audited.
+    static func revokeInvites(madeBy userID: String, groupID: String, _ connection: any DatabaseConnection,
+                              _ dependencies: CoreDependencies, now: Date) async throws {
+        let audit = dependencies.audit(connection, at: now, clientIP: nil)
+        for invite in try await GroupInviteStore(connection).revokeMadeBy(userID, groupID: groupID, at: now) {
+            try await audit.write(.groupInviteRevoked, userID: userID,
+                                  details: ["group_id": groupID, "actor": userID, "invite_id": invite, "reason": "maker_left"])
         }
     }
 

@@ -82,11 +82,19 @@ public struct GroupData: Sendable {
             }
             return rule
         } ?? GroupPolicy.standard.write
-        try await dependencies.database.transaction { connection in
+        let (dependencies, now) = (dependencies, dependencies.clock.now())
+        let members = try await dependencies.database.transaction { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.admin)
             try await GroupStore(connection).setPolicy(groupID: groupID, collection: collection, read: readRole.rawValue,
                                                        write: writeRule.text)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupPolicySet, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "collection": collection,
+                          "read": readRole.rawValue, "write": writeRule.text])
+            return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
+        // Who may read the collection may have changed: every member's feed reads its sources again.
+        dependencies.signals.accessChanged(members)
         return PolicyView(collection: collection, read: readRole.rawValue, write: writeRule.text)
     }
 

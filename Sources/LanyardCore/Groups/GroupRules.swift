@@ -99,6 +99,13 @@ enum GroupPermissions {
         invited != .owner && invited <= inviter
     }
 
+    /// The role an invite grants when it is accepted: at most what its maker may grant now. `nil` when the maker is
+    /// no longer a member or may no longer invite (the invite is dead: `revoked`).
+    static func grantedAtAccept(_ invited: GroupRole, makerRole: GroupRole?, membersCanInvite: Bool) -> GroupRole? {
+        guard let makerRole, mayInvite(makerRole, membersCanInvite: membersCanInvite) else { return nil }
+        return min(invited, makerRole == .owner ? .admin : makerRole)
+    }
+
     /// The owner removes anyone but themself; admins remove members and viewers.
     static func mayRemove(_ target: GroupRole, remover: GroupRole) -> Bool {
         switch remover {
@@ -108,15 +115,13 @@ enum GroupPermissions {
         }
     }
 
-    /// Who takes over from a deleted owner: the longest-standing admin, else the longest-standing member (any role
-    /// below owner, joined first); `nil` when nobody is left.
+    /// Who takes over from a deleted owner: the longest-standing admin, else the longest-standing member; `nil`
+    /// when neither is left (viewers never inherit a group: it dissolves).
     static func successor(_ members: [(userID: String, role: GroupRole, joinedAt: Date)]) -> String? {
-        let candidates = members.filter { $0.role != .owner }
-        func first(_ list: [(userID: String, role: GroupRole, joinedAt: Date)]) -> String? {
-            list.min { ($0.joinedAt, $0.userID) < ($1.joinedAt, $1.userID) }?.userID
+        func first(_ role: GroupRole) -> String? {
+            members.filter { $0.role == role }.min { ($0.joinedAt, $0.userID) < ($1.joinedAt, $1.userID) }?.userID
         }
-        return first(candidates.filter { $0.role == .admin }) ?? first(candidates.filter { $0.role == .member })
-            ?? first(candidates)
+        return first(.admin) ?? first(.member)
     }
 }
 

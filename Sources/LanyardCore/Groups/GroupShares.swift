@@ -45,6 +45,9 @@ public struct GroupShares: Sendable {
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
             try await GroupShareStore(connection).share(groupID: groupID, userID: caller.userID, collection: collection,
                                                         at: now)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupCollectionShared, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "collection": collection])
             return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
         dependencies.signals.accessChanged(members)
@@ -53,9 +56,13 @@ public struct GroupShares: Sendable {
 
     public func unshare(_ groupID: String, collection: String, caller: Caller) async throws {
         try DataRecords.validate(collection: collection, id: nil)
+        let (dependencies, now) = (dependencies, dependencies.clock.now())
         let members = try await dependencies.database.transaction { connection in
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
             try await GroupShareStore(connection).unshare(groupID: groupID, userID: caller.userID, collection: collection)
+            try await dependencies.audit(connection, at: now, clientIP: nil).write(
+                .groupCollectionUnshared, userID: caller.userID,
+                details: ["group_id": groupID, "actor": caller.userID, "collection": collection])
             return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
         dependencies.signals.accessChanged(members)

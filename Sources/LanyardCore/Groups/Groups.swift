@@ -6,6 +6,7 @@ import LanyardSupport
 /// Members, invites and group records have services of their own.
 public struct Groups: Sendable {
     public static let maximumNameLength = 100
+    public static let maximumNameBytes = 400
 
     let dependencies: CoreDependencies
 
@@ -81,13 +82,15 @@ public struct Groups: Sendable {
             let membership = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
             try membership.require(.admin)
             var group = membership.group
+            let changed = Self.changes(from: group, name: name, rule: rule, membersCanInvite: settings.membersCanInvite)
             group.name = name ?? group.name
             group.onOwnerDeleted = rule?.rawValue ?? group.onOwnerDeleted
             group.membersCanInvite = settings.membersCanInvite ?? group.membersCanInvite
             group.updatedAt = now
             try await GroupStore(connection).update(group)
             try await dependencies.audit(connection, at: now, clientIP: client.ip).write(
-                .groupUpdated, userID: caller.userID, details: ["group_id": group.id, "actor": caller.userID])
+                .groupUpdated, userID: caller.userID,
+                details: ["group_id": group.id, "actor": caller.userID, "changed": changed.joined(separator: ",")])
             let count = try await GroupMemberStore(connection).count(groupID: groupID)
             return GroupView(group, memberCount: count, role: membership.role.rawValue)
         }
@@ -136,12 +139,25 @@ public struct Groups: Sendable {
         }
     }
 
+    /// At most `maximumNameLength` characters, and `maximumNameBytes` in UTF-8 (a few characters can be made of
+    /// many combining marks).
     static func name(_ text: String?) throws -> String {
         let name = (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= maximumNameLength else {
-            throw LanyardError.invalidRequest(field: "name", "name must be 1 to \(maximumNameLength) characters")
+        guard !name.isEmpty, name.count <= maximumNameLength, name.utf8.count <= maximumNameBytes else {
+            throw LanyardError.invalidRequest(field: "name", """
+                name must be 1 to \(maximumNameLength) characters and at most \(maximumNameBytes) bytes
+                """)
         }
         return name
+    }
+
+    /// The settings a `PATCH` changes, by their field names (what `group.updated` says).
+    static func changes(from group: GroupRow, name: String?, rule: OwnerDeletionRule?, membersCanInvite: Bool?) -> [String] {
+        var changed: [String] = []
+        if let name, name != group.name { changed.append("name") }
+        if let rule, rule.rawValue != group.onOwnerDeleted { changed.append("on_owner_deleted") }
+        if let membersCanInvite, membersCanInvite != group.membersCanInvite { changed.append("members_can_invite") }
+        return changed
     }
 
     static func ownerDeletionRule(_ text: String?) throws -> OwnerDeletionRule? {

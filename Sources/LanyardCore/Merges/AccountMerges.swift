@@ -12,9 +12,6 @@ public struct AccountMerges: Sendable {
     /// How long the versions that lost a clash are kept.
     public static let loserRetention: TimeInterval = 30 * 86_400
 
-    static let anonymousRefusal = LanyardError.mergeConflict(
-        "anonymous", "A guest's data joins an account when the guest signs in with it; merging is for two signed-in accounts")
-
     let dependencies: CoreDependencies
 
     public init(_ dependencies: CoreDependencies) {
@@ -35,6 +32,13 @@ public struct AccountMerges: Sendable {
             (self.provider, self.idToken, self.keep, self.onConflict) = (provider, idToken, keep, onConflict)
             (self.release, self.dryRun, self.idempotencyKey) = (release, dryRun, idempotencyKey)
         }
+
+        /// The body, hashed: what an `Idempotency-Key` sent again must come with.
+        var hash: String {
+            Hashing.sha256Hex([provider, idToken, keep.rawValue, onConflict.rawValue,
+                               release.map { $0.lowercased() }.sorted().joined(separator: ","), String(dryRun)]
+                .joined(separator: "\n"))
+        }
     }
 
     /// A dry run's report, thrown out of its transaction so that nothing it did is kept.
@@ -43,17 +47,41 @@ public struct AccountMerges: Sendable {
     }
 
     /// `POST /v1/users/me/merge`. `caller` may be the account an earlier request merged away (its answer was lost):
-    /// the same key or proof then answers that merge again; anything else is `ACCOUNT_MERGED`.
+    /// that request, sent again by the same session with the same body within a day, answers the same merge (also
+    /// when two copies race); anything else of a merged account is `ACCOUNT_MERGED`.
     public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeReport {
-        let proofKey = Hashing.sha256Hex("merge-proof:" + request.idToken)
-        if !request.dryRun, let earlier = try await dependencies.database.read({ connection in
-            try await MergeStore(connection).find(requestedBy: caller.userID, idempotencyKey: request.idempotencyKey,
-                                                  proofKey: proofKey)
-        }) {
-            return try await answerAgain(earlier, request: request, caller: caller, client: client)
+        let keys = MergeRequestKeys(requestedBy: caller.userID, sessionID: caller.sessionID,
+                                    idempotencyKey: request.idempotencyKey,
+                                    proofKey: Hashing.sha256Hex("merge-proof:" + request.idToken),
+                                    requestHash: request.hash)
+        if !request.dryRun, let earlier = try await answerAgainIfAsked(keys, request: request, caller: caller, client: client) {
+            return earlier
         }
+        do {
+            return try await mergeAnew(request, keys: keys, caller: caller, client: client)
+        } catch let error as LanyardError where !request.dryRun && Self.mayHaveLostARace(error) {
+            // A copy of this request that committed first spent the challenge or merged the accounts: its answer.
+            if let earlier = try await answerAgainIfAsked(keys, request: request, caller: caller, client: client) {
+                return earlier
+            }
+            throw error
+        }
+    }
+
+    /// What a copy of the same request racing this one may leave it with.
+    private static func mayHaveLostARace(_ error: LanyardError) -> Bool {
+        switch error.details["reason"]?.stringValue {
+        case "nonce_mismatch", "same_account", "already_merged", "session_ended": true
+        default: error.code == .accountMerged
+        }
+    }
+
+    private func mergeAnew(_ request: Request, keys: MergeRequestKeys, caller: Caller,
+                           client: ClientInfo) async throws -> MergeReport {
         if caller.mergedInto != nil { throw try await Authenticator(dependencies).endedByMerge(caller) }
-        guard !caller.isAnonymous else { throw Self.anonymousRefusal }
+        guard !caller.isAnonymous else { throw MergeDecision.anonymousRefusal }
+        // The challenge is good only while the sign-in that asked for it is recent.
+        try Authenticator(dependencies).requireRecentSignIn(caller)
         try await dependencies.rateLimiter.check(.link, key: caller.userID)
         guard let provider = Provider(rawValue: request.provider) else {
             throw LanyardError.unsupportedProvider(request.provider)
@@ -73,12 +101,11 @@ public struct AccountMerges: Sendable {
         guard let other else {
             throw LanyardError.notFound("No account signs in with this \(provider.displayName) account; link it instead")
         }
-        guard other.owner.id != caller.userID else {
-            throw LanyardError.mergeConflict("same_account", "Both sign-ins are of this same account")
-        }
         let (into, from) = request.keep == .current ? (caller.userID, other.owner.id) : (other.owner.id, caller.userID)
-        let plan = Plan(mergeID: dependencies.random.newID(at: now), into: into, from: from, request: request,
-                        currentIsInto: request.keep == .current, actor: caller.userID, at: now)
+        let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: into, from: from, kind: .full,
+                             actor: caller.userID, currentIsInto: request.keep == .current, onConflict: request.onConflict,
+                             release: Set(request.release.map { $0.lowercased() }), dryRun: request.dryRun, at: now,
+                             request: keys)
         let dependencies = self.dependencies
         let (report, opened): (MergeReport, OpenedSession?)
         do {
@@ -91,16 +118,12 @@ public struct AccountMerges: Sendable {
                     try await MergeStore(connection).useChallenge(id: challenge.id, at: now)
                 }
                 let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
-                let (report, undo) = try await Self.carryOut(plan, connection, audit)
+                let (report, _) = try await MergeEngine(dependencies: dependencies, connection: connection, audit: audit).run(plan)
                 if request.dryRun { throw DryRun(report: report) }
-                try await MergeStore(connection).insertMerge(
-                    id: plan.mergeID, into: into, from: from, kind: "full", actor: caller.userID,
-                    requestedBy: caller.userID, idempotencyKey: request.idempotencyKey, proofKey: proofKey, at: now,
-                    report: report.stored, undo: undo.json)
                 // Kept the other account: this device signs in to it, in the same transaction.
                 let opened = request.keep == .other
-                    ? try await SessionIssuer(dependencies: dependencies).open(userID: into, method: provider.rawValue,
-                                                                              client: client, connection: connection, now: now)
+                    ? try await Self.openSurvivorSession(plan, method: provider.rawValue, client: client,
+                                                         dependencies: dependencies, connection: connection, audit: audit)
                     : nil
                 if dependencies.pausePoints.contains(.mergeBeforeCommit) {
                     // Sends the held writes first: the pause is inside the transaction, after all of them.
@@ -120,6 +143,19 @@ public struct AccountMerges: Sendable {
         return answered
     }
 
+    /// A session of the survivor for the device whose account a merge absorbed, audited with the merge.
+    private static func openSurvivorSession(_ plan: MergePlan, method: String, client: ClientInfo,
+                                            dependencies: CoreDependencies, connection: any DatabaseConnection,
+                                            audit: AuditLog) async throws -> OpenedSession {
+        let opened = try await SessionIssuer(dependencies: dependencies).open(userID: plan.into, method: method,
+                                                                             client: client, connection: connection,
+                                                                             now: plan.at)
+        try await MergeStore(connection).setOpenedSession(mergeID: plan.mergeID, sessionID: opened.sessionID)
+        try await audit.write(.signIn, userID: plan.into, sessionID: opened.sessionID,
+                              details: ["provider": method, "merge_id": plan.mergeID, "actor": plan.actor])
+        return opened
+    }
+
     /// The open challenge whose nonce the token carries (as it is, or as its SHA-256, as Apple's do), read from the
     /// token before it is verified only to choose which nonce to verify it with.
     static func challenge(matching token: String, among open: [MergeChallengeRow]) -> MergeChallengeRow? {
@@ -129,127 +165,40 @@ public struct AccountMerges: Sendable {
         return open.first { $0.nonce == nonce || Hashing.sha256Hex($0.nonce) == nonce }
     }
 
-    /// The merge an earlier request made, answered again: its stored report, and a session of the survivor for a
-    /// device that kept the other account (its own session ended with the merge).
-    private func answerAgain(_ earlier: MergeRow, request: Request, caller: Caller, client: ClientInfo) async throws -> MergeReport {
+    /// The merge an earlier request of this account made with the same key or proof, answered again when
+    /// `MergeDecision.replay` allows: its stored report, and for the device whose account it absorbed (`keep:
+    /// other`), a new session of the survivor while the one the merge opened for it stands. `nil` when there is
+    /// none to answer (none, or older than a day).
+    private func answerAgainIfAsked(_ keys: MergeRequestKeys, request: Request, caller: Caller,
+                                    client: ClientInfo) async throws -> MergeReport? {
+        let dependencies = self.dependencies
+        let now = dependencies.clock.now()
+        guard let earlier = try await dependencies.database.read({ connection in
+            try await MergeStore(connection).find(requestedBy: keys.requestedBy, idempotencyKey: keys.idempotencyKey,
+                                                  proofKey: keys.proofKey)
+        }) else { return nil }
+        let facts = MergeDecision.Earlier(createdAt: earlier.createdAt, revertedAt: earlier.revertedAt,
+                                          foundByKey: keys.idempotencyKey != nil && earlier.idempotencyKey == keys.idempotencyKey,
+                                          requestHash: earlier.requestHash)
+        guard try MergeDecision.replay(facts, requestHash: keys.requestHash, at: now) == .answer else { return nil }
         var report = MergeReport(mergeID: earlier.id, into: earlier.intoID, from: earlier.fromID)
         report.replayed = JSONParser.parseObject(Array(earlier.report.utf8))
-        if caller.userID == earlier.fromID {
-            let dependencies = self.dependencies
-            let now = dependencies.clock.now()
-            let opened = try await dependencies.database.transaction { connection in
-                try await SessionIssuer(dependencies: dependencies).open(userID: earlier.intoID, method: request.provider,
-                                                                        client: client, connection: connection, now: now)
+        guard caller.userID == earlier.fromID, let openedSession = earlier.openedSession else { return report }
+        // Only the device that asked gets the survivor's session again, and only while the one the merge opened for
+        // it stands (a sign-out of the survivor everywhere ends that).
+        guard earlier.requestedSession == caller.sessionID else { return report }
+        let opened = try await dependencies.database.transaction { connection -> OpenedSession in
+            guard let session = try await SessionStore(connection).find(id: openedSession), session.isActive(at: now) else {
+                throw LanyardError.sessionEnded
             }
-            report.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
+            let plan = MergePlan(mergeID: earlier.id, into: earlier.intoID, from: earlier.fromID, kind: .full,
+                                 actor: caller.userID, currentIsInto: false, at: now)
+            return try await Self.openSurvivorSession(plan, method: request.provider, client: client,
+                                                      dependencies: dependencies, connection: connection,
+                                                      audit: dependencies.audit(connection, at: now, clientIP: client.ip))
         }
+        report.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
         return report
-    }
-
-    /// Everything a merge decides, before it runs.
-    struct Plan: Sendable {
-        let mergeID: String
-        let into: String
-        let from: String
-        let request: Request
-        /// Whether the session's own account survives (`keep: current`).
-        let currentIsInto: Bool
-        let actor: String
-        let at: Date
-    }
-
-    /// The merge, inside its transaction: both accounts locked in id order (so A into B and B into A racing end in
-    /// one merge: the second finds its account merged), then every move.
-    static func carryOut(_ plan: Plan, _ connection: any DatabaseConnection,
-                         _ audit: AuditLog) async throws -> (MergeReport, MergeUndo) {
-        let users = UserStore(connection)
-        var locked: [String: UserRecord] = [:]
-        for id in [plan.into, plan.from].sorted() {
-            guard let user = try await users.findForUpdate(id: id) else { throw LanyardError.notFound("No such account") }
-            if let into = user.mergedInto {
-                throw LanyardError.mergeConflict("already_merged", "That account was already merged into another",
-                                                 details: ["merged_into": .string(into)])
-            }
-            if user.isAnonymous { throw anonymousRefusal }
-            locked[id] = user
-        }
-        var report = MergeReport(mergeID: plan.mergeID, into: plan.into, from: plan.from)
-        report.dryRun = plan.request.dryRun
-        var undo = MergeUndo()
-        try await moveIdentities(plan, connection, &report, &undo)
-        try await moveRecords(plan, connection, &report, &undo)
-        report.groups = try await GroupMemberStore(connection).memberships(userID: plan.from).map(\.groupID)
-        for step: any MergeStep in [ProfileMergeStep(), UserMetadataMergeStep(), GroupsMergeStep(), SessionsMergeStep()] {
-            try await step.move(from: plan.from, into: plan.into, connection: connection, audit: audit, now: plan.at)
-        }
-        try await users.markMerged(id: plan.from, into: plan.into, at: plan.at, kind: "full")
-        try await audit.write(.accountMerged, userID: plan.into, details: [
-            "from": plan.from, "to": plan.into, "kind": "full", "merge_id": plan.mergeID, "actor": plan.actor])
-        return (report, undo)
-    }
-
-    /// The absorbed account's identities join the survivor's, after its own (its primary stays primary); one of a
-    /// provider the survivor also has is refused, or detached when the request releases that provider (an Apple one
-    /// owes its token revocation).
-    private static func moveIdentities(_ plan: Plan, _ connection: any DatabaseConnection,
-                                       _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
-        let identities = IdentityStore(connection)
-        let survivor = try await identities.list(userID: plan.into).map(\.provider)
-        let absorbed = try await identities.list(userID: plan.from)
-        let release = Set(plan.request.release.map { $0.lowercased() })
-        let collisions = MergeRules.collisions(survivor: survivor, absorbed: absorbed.map(\.provider), release: release)
-        guard collisions.isEmpty else {
-            throw LanyardError.mergeConflict(
-                "provider_collision", "Both accounts have a different \(collisions.joined(separator: " and ")) account; "
-                    + "release one to merge", details: ["providers": .array(collisions.map(JSONValue.string))])
-        }
-        let released = MergeRules.released(survivor: survivor, absorbed: absorbed.map(\.provider), release: release)
-        for identity in absorbed {
-            if released.contains(identity.provider) {
-                if identity.provider == Provider.apple.rawValue {
-                    try await AppleTokenStore(connection).scheduleRevocation(userID: plan.from, at: plan.at)
-                }
-                try await identities.delete(id: identity.id)
-                report.identitiesReleased.append(identity.provider)
-            } else {
-                try await identities.move(identityID: identity.id, to: plan.into)
-                report.identitiesMoved.append(identity.provider)
-                undo.identities.append(identity.id)
-            }
-        }
-    }
-
-    /// The absorbed account's records join the survivor's: those only it has in one statement, the clashes one by
-    /// one. On a clash the rule's winner takes a version above both (so an edit made against either old version
-    /// fails its `If-Match`), and the loser is kept with the merge.
-    private static func moveRecords(_ plan: Plan, _ connection: any DatabaseConnection,
-                                    _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
-        let records = RecordStore(connection)
-        let merges = MergeStore(connection)
-        for incoming in try await records.shared(from: plan.from, into: plan.into) {
-            guard let existing = try await records.find(ownerID: plan.into, collection: incoming.collection,
-                                                        recordID: incoming.recordID) else { continue }
-            let (current, other) = plan.currentIsInto ? (existing, incoming) : (incoming, existing)
-            let currentWins = MergeRules.currentWins(plan.request.onConflict, current: current.updatedAt,
-                                                     other: other.updatedAt, survivorIsCurrent: plan.currentIsInto)
-            let (winner, loser) = currentWins ? (current, other) : (other, current)
-            let version = max(existing.version, incoming.version) + 1
-            try await merges.insertLoser(mergeID: plan.mergeID, MergeLoserRow(
-                collection: loser.collection, recordID: loser.recordID, accountID: loser.ownerID,
-                version: loser.version, updatedAt: loser.updatedAt, deleted: loser.deleted, data: loser.data))
-            try await records.upsert(ownerID: plan.into, collection: incoming.collection, recordID: incoming.recordID,
-                                     version: version, updatedAt: winner.updatedAt, data: winner.data)
-            report.conflicts.append(.init(collection: incoming.collection, id: incoming.recordID,
-                                          winner: currentWins ? "current" : "other"))
-            undo.records.append(.init(collection: incoming.collection, id: incoming.recordID, versionAfter: version,
-                                      clash: true, absorbedWon: winner.ownerID == plan.from))
-        }
-        for copied in try await records.copyAbsent(from: plan.from, into: plan.into) {
-            undo.records.append(.init(collection: copied.collection, id: copied.recordID, versionAfter: copied.version,
-                                      clash: false, absorbedWon: true))
-        }
-        report.recordsMoved = undo.records.count
-        try await records.deleteAll(ownerID: plan.from)
     }
 
     /// Forgets what merges keep for a while: the versions that lost a clash after 30 days, and challenges a day after
@@ -271,8 +220,11 @@ public struct AccountMerges: Sendable {
                   merge.intoID == caller.userID || merge.fromID == caller.userID else {
                 throw LanyardError.notFound("No such merge")
             }
+            // Reverted, the two accounts are two again (perhaps two people): each sees only its own versions.
+            let losers = try await store.losers(mergeID: mergeID)
+                .filter { merge.revertedAt == nil || $0.accountID == caller.userID }
             return MergeDetails(report: merge.report, createdAt: merge.createdAt, revertedAt: merge.revertedAt,
-                                losers: try await store.losers(mergeID: mergeID))
+                                losers: losers)
         }
     }
 }

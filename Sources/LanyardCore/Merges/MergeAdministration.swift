@@ -14,19 +14,15 @@ public struct MergeAdministration: Sendable {
         self.dependencies = dependencies
     }
 
-    /// Merges `from` into `into` as an operator: the same transaction as a person's merge (newer wins a clash).
+    /// Merges `from` into `into` as an operator: the same engine as a person's merge (newer wins a clash), without a
+    /// proof, and allowed where an account is disabled (audited with actor `admin`).
     public func merge(into: String, from: String, client: ClientInfo) async throws -> MergeReport {
-        guard into != from else { throw LanyardError.mergeConflict("same_account", "Both are the same account") }
         let (dependencies, now) = (dependencies, dependencies.clock.now())
-        let plan = AccountMerges.Plan(mergeID: dependencies.random.newID(at: now), into: into, from: from,
-                                      request: .init(provider: "", idToken: ""), currentIsInto: true, actor: "admin", at: now)
+        let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: into, from: from, kind: .admin,
+                             actor: "admin", currentIsInto: true, at: now)
         let report = try await dependencies.database.transactionRetryingConflicts { connection in
-            let (report, undo) = try await AccountMerges.carryOut(plan, connection,
-                                                                  dependencies.audit(connection, at: now, clientIP: client.ip))
-            try await MergeStore(connection).insertMerge(id: plan.mergeID, into: into, from: from, kind: "full",
-                                                         actor: "admin", requestedBy: nil, idempotencyKey: nil,
-                                                         proofKey: nil, at: now, report: report.stored, undo: undo.json)
-            return report
+            try await MergeEngine(dependencies: dependencies, connection: connection,
+                                  audit: dependencies.audit(connection, at: now, clientIP: client.ip)).run(plan).0
         }
         dependencies.signals.recordsChanged([into], written: [])
         dependencies.signals.accessChanged([from, into])

@@ -26,8 +26,10 @@ public struct MergeChallenges: Sendable {
     }
 
     public func issue(caller: Caller) async throws -> Challenge {
-        guard !caller.isAnonymous else { throw AccountMerges.anonymousRefusal }
+        guard !caller.isAnonymous else { throw MergeDecision.anonymousRefusal }
         try Authenticator(dependencies).requireRecentSignIn(caller)
+        // Counted apart from links and merges, at the same rate: issuing challenges costs the database a row each.
+        try await dependencies.rateLimiter.check(.link, key: "merge-challenge:" + caller.userID)
         let now = dependencies.clock.now()
         let nonce = Base64URL.encode(dependencies.random.bytes(32))
         let id = dependencies.random.newID(at: now)

@@ -28,7 +28,9 @@ public struct WebhookOutbox: Sendable {
         case .refreshReuseDetected: "session.reuse_detected"
         case .groupCreated, .groupUpdated, .groupDeleted, .groupMemberJoined, .groupMemberRemoved,
              .groupMemberRoleChanged, .groupOwnershipTransferred: event.rawValue
-        case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated: nil
+        case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated, .groupInviteCreated,
+             .groupInviteRevoked, .groupPolicySet, .groupCollectionShared, .groupCollectionUnshared,
+             .groupMemberUpdated: nil
         }
     }
 
@@ -39,10 +41,15 @@ public struct WebhookOutbox: Sendable {
         if let sessionID, event == .refreshReuseDetected { data["session_id"] = sessionID }
         if event == .userDisabled || event == .userEnabled { data["disabled"] = event == .userDisabled ? "true" : "false" }
         let payload = Self.payload(type: type, at: date, data: data)
-        // Events of a merge are the target account's: delivered in order with its other events.
-        let account = event == .accountMerged ? details["to"] ?? userID : userID
+        // A merge's events (and a revert's) name two accounts: each waits for the earlier events of both, so every
+        // receiver sees them in the order they happened for either account.
+        let (account, related): (String?, String?) = switch event {
+        case .accountMerged: (details["to"] ?? userID, details["from"])
+        case .accountUnmerged: (details["from"] ?? userID, details["to"])
+        default: (userID, nil)
+        }
         try await WebhookStore(connection).enqueue(eventID: "msg_" + random.hexString(byteCount: 16), userID: account,
-                                                   type: type, payload: payload, at: date)
+                                                   relatedUserID: related, type: type, payload: payload, at: date)
     }
 
     /// `{"type", "timestamp", "data"}`, the body Standard Webhooks receivers expect.

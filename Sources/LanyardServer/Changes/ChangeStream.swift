@@ -86,6 +86,9 @@ struct ChangeStream: Sendable {
                 }
                 let fresh = try await feed.sources(userID: caller.userID)
                 if fresh != sources {
+                    for removed in fresh.accessRemoved(since: sources) {
+                        output.accessRemoved(group: removed.group, collection: removed.collection, cursor: cursor)
+                    }
                     (sources, sourcesChanged) = (fresh, true)
                     hub.watch(waiter, accounts: sources.sharingAccounts)
                     cursor = Self.dropRemoved(from: cursor, sources: sources, into: &output)
@@ -161,7 +164,8 @@ struct ChangeStream: Sendable {
         for change in carried.filter({ $0.sequence > cursor[$0.source] }).sorted(by: { $0.sequence < $1.sequence }) {
             guard sources.contains(change.source), change.sequence == position[change.source] + 1 else { return nil }
             position = position.advanced(change.source, to: change.sequence)
-            entries.append(FeedEntry(change: change, cursor: position))
+            // A collection the account may not read: passed over, never sent.
+            if sources.mayRead(change) { entries.append(FeedEntry(change: change, cursor: position)) }
         }
         return entries
     }
@@ -226,6 +230,12 @@ private struct Output {
     /// The account left the group (or was removed, or the group dissolved): nothing of it follows.
     mutating func groupRemoved(_ group: String, cursor: FeedCursor) {
         event("group_removed", #"{"group_id":"\#(group)"}"#, id: cursor)
+    }
+
+    /// The account may no longer read `collection` of `group` (a policy or its role changed): the app drops those
+    /// records; nothing of the collection follows.
+    mutating func accessRemoved(group: String, collection: String, cursor: FeedCursor) {
+        event("access_removed", #"{"group_id":"\#(group)","collection":"\#(collection)"}"#, id: cursor)
     }
 
     /// A member stopped sharing a collection with one of the account's groups.

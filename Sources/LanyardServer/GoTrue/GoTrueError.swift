@@ -63,7 +63,7 @@ struct GoTrueError: Error, Equatable {
         case .accountMerged:
             return GoTrueError(status: 403, code: "session_not_found", message: message)
         case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer, .mergeConflict:
-            return GoTrueError(status: error.code.httpStatus, code: error.code.rawValue.lowercased(), message: message)
+            return GoTrueError(status: error.httpStatus, code: error.code.rawValue.lowercased(), message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:
             return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)

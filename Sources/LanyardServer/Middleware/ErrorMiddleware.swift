@@ -76,7 +76,7 @@ struct ErrorMiddleware: RouterMiddleware {
         var headers: HTTPFields = [:]
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        let status = HTTPResponse.Status(code: error.code.httpStatus)
+        let status = HTTPResponse.Status(code: error.httpStatus)
         return (try? JSONResponse.make(envelope, status: status, headers: headers))
             ?? Response(status: .internalServerError)
     }

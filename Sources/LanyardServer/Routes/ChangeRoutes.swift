@@ -33,8 +33,15 @@ struct ChangeRoutes {
             throw LanyardError.invalidRequest(field: "wait", "wait must be from 0 to \(Self.maximumWait) seconds")
         }
         let feed = ChangeFeed(api.dependencies)
-        // Registered before the first read, so a change committed between the read and the wait still wakes it.
-        let waiter = wait > 0 ? try? hub.register(userID: caller.userID, stream: false) : nil
+        // Registered before the first read, so a change committed between the read and the wait still wakes it. A
+        // long-poll counts against the stream limits like a stream: it holds as much.
+        let waiter: FeedWaiter?
+        do {
+            waiter = wait > 0 ? try hub.register(userID: caller.userID, stream: true) : nil
+        } catch {
+            throw LanyardError(.serviceUnavailable, "This server holds as many streams as it may; try again shortly",
+                               retryAfter: 5)
+        }
         defer { waiter.map(hub.unregister) }
         let sources = try await feed.sources(userID: caller.userID)
         if let waiter { hub.watch(waiter, accounts: sources.sharingAccounts) }
@@ -72,7 +79,7 @@ struct ChangeRoutes {
         }
         let stream = ChangeStream(caller: caller, waiter: waiter, hub: hub, stalls: stalls, dependencies: api.dependencies, settings: settings,
                                   metrics: api.metrics, channel: context.channel, start: start)
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store, no-transform",
                                    .xAccelBuffering: "no"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.run(&writer) })
     }

@@ -122,7 +122,19 @@ public struct RecordStore: Sendable {
     }
 
     /// The owner's feed after `cursor`, in feed order, tombstones included; only `collection`'s when given.
-    public func feed(ownerID: String, collection: String? = nil, after cursor: Int64, limit: Int) async throws -> [RecordRow] {
+    /// Changes after `cursor` in feed order: of one collection, or of all but `excluding` (collections the reader
+    /// may not read).
+    public func feed(ownerID: String, collection: String? = nil, excluding: Set<String> = [], after cursor: Int64,
+                     limit: Int) async throws -> [RecordRow] {
+        if !excluding.isEmpty {
+            let hidden = excluding.sorted()
+            let placeholders = (0..<hidden.count).map { "$\($0 + 4)" }.joined(separator: ", ")
+            return try await connection.query("""
+                SELECT * FROM \(name) WHERE \(owner) = $1 AND feed_seq > $2 AND collection NOT IN (\(placeholders))
+                ORDER BY feed_seq LIMIT $3
+                """, [.text(ownerID), .integer(cursor), .integer(Int64(limit))] + hidden.map(SQLValue.text))
+                .map { try RecordRow(row: $0, table: table) }
+        }
         if let collection {
             return try await connection.query("""
                 SELECT * FROM \(name) WHERE \(owner) = $1 AND collection = $2 AND feed_seq > $3 ORDER BY feed_seq LIMIT $4

@@ -78,4 +78,13 @@ public struct GroupInviteStore: Sendable {
         try await connection.query("UPDATE group_invites SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
                                    [.text(id), .date(now)])
     }
+
+    /// Revokes every invite `userID` made in the group that is not revoked yet; the ids it revoked.
+    @discardableResult
+    public func revokeMadeBy(_ userID: String, groupID: String, at now: Date) async throws -> [String] {
+        try await connection.query("""
+            UPDATE group_invites SET revoked_at = $3 WHERE group_id = $1 AND created_by = $2 AND revoked_at IS NULL
+            RETURNING id
+            """, [.text(groupID), .text(userID), .date(now)]).map { try $0.string("id") }
+    }
 }

@@ -53,4 +53,15 @@ public struct GroupShareStore: Sendable {
         }
         return (groups, shares)
     }
+
+    /// The policies of the groups `userID` is in that ask more than a viewer to read, with the account's role there.
+    public func readPolicies(userID: String) async throws -> [(groupID: String, collection: String, read: String, role: String)] {
+        try await connection.query("""
+            SELECT p.group_id, p.collection, p.read_role, m.role
+            FROM group_members m JOIN group_policies p ON p.group_id = m.group_id
+            WHERE m.user_id = $1 AND p.read_role <> 'viewer'
+            """, [.text(userID)]).map {
+                (try $0.string("group_id"), try $0.string("collection"), try $0.string("read_role"), try $0.string("role"))
+            }
+    }
 }

@@ -29,6 +29,13 @@ public struct MergeRow: Sendable, Equatable {
     /// What a revert needs (JSON text): the identities and records the merge moved.
     public var undo: String
     public var revertedAt: Date?
+    /// The account and session that asked for it (a person's merge), and the hash of its request's body.
+    public var requestedBy: String?
+    public var requestedSession: String?
+    public var idempotencyKey: String?
+    public var requestHash: String?
+    /// The survivor's session the merge opened for the requesting device (`keep: other`).
+    public var openedSession: String?
 
     init(row: SQLRow) throws {
         id = try row.string("id")
@@ -40,6 +47,36 @@ public struct MergeRow: Sendable, Equatable {
         report = try row.string("report")
         undo = try row.string("undo")
         revertedAt = try row.optionalDate("reverted_at")
+        requestedBy = try row.optionalString("requested_by")
+        requestedSession = try row.optionalString("requested_session")
+        idempotencyKey = try row.optionalString("idempotency_key")
+        requestHash = try row.optionalString("request_hash")
+        openedSession = try row.optionalString("opened_session")
+    }
+}
+
+/// A merge as it is first written.
+public struct MergeRowDraft: Sendable {
+    public var id: String
+    public var into: String
+    public var from: String
+    public var kind: String
+    public var actor: String
+    public var requestedBy: String?
+    public var requestedSession: String?
+    public var idempotencyKey: String?
+    public var proofKey: String?
+    public var requestHash: String?
+    public var at: Date
+    public var report: String
+    public var undo: String
+
+    public init(id: String, into: String, from: String, kind: String, actor: String, requestedBy: String?,
+                requestedSession: String?, idempotencyKey: String?, proofKey: String?, requestHash: String?, at: Date,
+                report: String, undo: String) {
+        (self.id, self.into, self.from, self.kind, self.actor) = (id, into, from, kind, actor)
+        (self.requestedBy, self.requestedSession, self.idempotencyKey) = (requestedBy, requestedSession, idempotencyKey)
+        (self.proofKey, self.requestHash, self.at, self.report, self.undo) = (proofKey, requestHash, at, report, undo)
     }
 }
 
@@ -104,15 +141,19 @@ public struct MergeStore: Sendable {
         try await connection.query("UPDATE merge_challenges SET used_at = $2 WHERE id = $1", [.text(id), .date(date)])
     }
 
-    public func insertMerge(id: String, into: String, from: String, kind: String, actor: String, requestedBy: String?,
-                            idempotencyKey: String?, proofKey: String?, at date: Date, report: String,
-                            undo: String) async throws {
+    public func insertMerge(_ merge: MergeRowDraft) async throws {
         try await connection.query("""
-            INSERT INTO merges (id, into_id, from_id, kind, actor, requested_by, idempotency_key, proof_key, created_at,
-                                report, undo)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-            """, [.text(id), .text(into), .text(from), .text(kind), .text(actor), .optionalText(requestedBy),
-                  .optionalText(idempotencyKey), .optionalText(proofKey), .date(date), .text(report), .text(undo)])
+            INSERT INTO merges (id, into_id, from_id, kind, actor, requested_by, requested_session, idempotency_key,
+                                proof_key, request_hash, created_at, report, undo)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            """, [.text(merge.id), .text(merge.into), .text(merge.from), .text(merge.kind), .text(merge.actor),
+                  .optionalText(merge.requestedBy), .optionalText(merge.requestedSession),
+                  .optionalText(merge.idempotencyKey), .optionalText(merge.proofKey), .optionalText(merge.requestHash),
+                  .date(merge.at), .text(merge.report), .text(merge.undo)])
+    }
+
+    public func setOpenedSession(mergeID: String, sessionID: String) async throws {
+        try await connection.query("UPDATE merges SET opened_session = $2 WHERE id = $1", [.text(mergeID), .text(sessionID)])
     }
 
     public func findForUpdate(id: String) async throws -> MergeRow? {
@@ -124,16 +165,16 @@ public struct MergeStore: Sendable {
         try await connection.query("UPDATE merges SET reverted_at = $2 WHERE id = $1", [.text(id), .date(date)])
     }
 
-    /// The merge an earlier request with this key (by this account) or this proof made, if any.
-    public func find(requestedBy: String, idempotencyKey: String?, proofKey: String?) async throws -> MergeRow? {
+    /// The merge an earlier request of this account made with this key, or else with this proof, if any (a proof
+    /// another account sent finds nothing).
+    public func find(requestedBy: String, idempotencyKey: String?, proofKey: String) async throws -> MergeRow? {
         if let idempotencyKey, let row = try await connection.first("""
             SELECT * FROM merges WHERE requested_by = $1 AND idempotency_key = $2
             """, [.text(requestedBy), .text(idempotencyKey)]) {
             return try MergeRow(row: row)
         }
-        guard let proofKey else { return nil }
-        return try await connection.first("SELECT * FROM merges WHERE proof_key = $1", [.text(proofKey)])
-            .map(MergeRow.init(row:))
+        return try await connection.first("SELECT * FROM merges WHERE proof_key = $1 AND requested_by = $2",
+                                          [.text(proofKey), .text(requestedBy)]).map(MergeRow.init(row:))
     }
 
     public func find(id: String) async throws -> MergeRow? {

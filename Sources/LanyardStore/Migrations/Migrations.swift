@@ -345,6 +345,16 @@ public enum Migrations {
             """,
             "ALTER TABLE users ADD COLUMN merge_kind TEXT",
         ]),
+        // Merges answered again only to the session that asked, with the same body, for a day and never after a
+        // revert; guest merges recorded like full ones. Webhook events that name a second account (a merge's) wait
+        // for that account's earlier events too.
+        Migration(version: 12, name: "replays bound to their request; events naming two accounts", statements: [
+            "ALTER TABLE merges ADD COLUMN requested_session TEXT",
+            "ALTER TABLE merges ADD COLUMN request_hash TEXT",
+            "ALTER TABLE merges ADD COLUMN opened_session TEXT",
+            "ALTER TABLE webhook_events ADD COLUMN related_user_id TEXT",
+            "CREATE INDEX webhook_events_related ON webhook_events (related_user_id, id) WHERE related_user_id IS NOT NULL",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -47,16 +47,21 @@ public struct WebhookStore: Sendable {
         self.connection = connection
     }
 
-    /// Held back with the transaction's other blind writes on PostgreSQL (see `enqueueWrite`).
-    public func enqueue(eventID: String, userID: String?, type: String, payload: String, at date: Date) async throws {
+    /// Held back with the transaction's other blind writes on PostgreSQL (see `enqueueWrite`). `relatedUserID`: a
+    /// second account the event is about (a merge's other side), whose earlier events it waits for too.
+    public func enqueue(eventID: String, userID: String?, relatedUserID: String? = nil, type: String, payload: String,
+                        at date: Date) async throws {
         try await connection.enqueueWrite("""
-            INSERT INTO webhook_events (event_id, user_id, type, payload, created_at, status, attempts, next_attempt_at)
-            VALUES ($1, $2, $3, $4, $5, 'pending', 0, $5)
-            """, [.text(eventID), .optionalText(userID), .text(type), .text(payload), .date(date)])
+            INSERT INTO webhook_events (event_id, user_id, related_user_id, type, payload, created_at, status, attempts,
+                                        next_attempt_at)
+            VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $6)
+            """, [.text(eventID), .optionalText(userID), .optionalText(relatedUserID), .text(type), .text(payload),
+                  .date(date)])
     }
 
-    /// Leases up to `limit` events due at `now` until `leaseEnd`: each the oldest pending event of its account, and
-    /// none leased by another worker (PostgreSQL skips rows another instance is claiming).
+    /// Leases up to `limit` events due at `now` until `leaseEnd`: each the oldest pending event of every account it
+    /// names (its account and its related one), and none leased by another worker (PostgreSQL skips rows another
+    /// instance is claiming).
     public func claimDue(now: Date, leaseEnd: Date, limit: Int) async throws -> [WebhookEventRecord] {
         try await connection.query("""
             UPDATE webhook_events SET locked_until = $2 WHERE id IN (
@@ -64,6 +69,13 @@ public struct WebhookStore: Sendable {
                 WHERE e.status = 'pending' AND e.next_attempt_at <= $1 AND (e.locked_until IS NULL OR e.locked_until <= $1)
                 AND NOT EXISTS (SELECT 1 FROM webhook_events p
                                 WHERE p.user_id = e.user_id AND p.id < e.id AND p.status = 'pending')
+                AND NOT EXISTS (SELECT 1 FROM webhook_events p
+                                WHERE p.related_user_id = e.user_id AND p.id < e.id AND p.status = 'pending')
+                AND (e.related_user_id IS NULL OR (
+                    NOT EXISTS (SELECT 1 FROM webhook_events p
+                                WHERE p.user_id = e.related_user_id AND p.id < e.id AND p.status = 'pending')
+                    AND NOT EXISTS (SELECT 1 FROM webhook_events p
+                                    WHERE p.related_user_id = e.related_user_id AND p.id < e.id AND p.status = 'pending')))
                 ORDER BY e.id LIMIT $3\(connection.dialect.forUpdateSkipLocked))
             RETURNING *
             """, [.date(now), .date(leaseEnd), .integer(Int64(limit))]).map(WebhookEventRecord.init(row:))

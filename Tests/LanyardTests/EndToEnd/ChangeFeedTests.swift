@@ -109,7 +109,7 @@ import LanyardSupport
             let stream = try await Self.stream(server, tablet)
             #expect(stream.status == 200)
             #expect(stream.headers.first(name: "Content-Type") == "text/event-stream")
-            #expect(stream.headers.first(name: "Cache-Control") == "no-store")
+            #expect(stream.headers.first(name: "Cache-Control") == "no-store, no-transform")
             #expect(stream.headers.first(name: "X-Accel-Buffering") == "no")
             let catchUp = try await stream.events(until: "ready")
             #expect(catchUp.map(\.name) == ["change", "change", "ready"])

@@ -140,7 +140,7 @@ import LanyardStore
             let details = try #require(replaced.first?.details.flatMap {
                 try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
             })
-            #expect(details["kept"] == "guest")
+            #expect(details["kept"] == "from")
             #expect(details["from_account"] == owner.userID)
             let discarded = try JSONSerialization.jsonObject(with: Data(details["discarded_data"]!.utf8)) as? [String: Int]
             #expect(discarded == ["best": 10])
