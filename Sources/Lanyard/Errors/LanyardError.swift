@@ -60,6 +60,9 @@ public enum LanyardError: Error, Sendable, Equatable {
     case versionConflict(currentVersion: Int?)
     /// `ACCOUNT_DISABLED`: an operator disabled the account. The client has signed out.
     case accountDisabled
+    /// `ACCOUNT_DISABLED` with `reason: "other_account"`: the account a merge proved (or would keep) is disabled.
+    /// The client stays signed in to its own account.
+    case otherAccountDisabled
     /// `INVITE_UNUSABLE`: the invite's code expired, was revoked or was used as many times as it may
     /// (`reason`: `expired`, `revoked`, `used_up`). Ask for a new one.
     case inviteUnusable(reason: String)
@@ -70,8 +73,9 @@ public enum LanyardError: Error, Sendable, Equatable {
     case insufficientRole(required: GroupRole?)
     /// `OWNER_MUST_TRANSFER`: the owner cannot leave; transfer the group to another member first.
     case ownerMustTransfer
-    /// `MERGE_CONFLICT`: the accounts cannot be merged: `same_account`, `anonymous`, `already_merged` (`mergedInto`)
-    /// or `provider_collision` (both hold a different account of `providers`; release one to merge).
+    /// `MERGE_CONFLICT`: the accounts cannot be merged: `same_account`, `anonymous`, `already_merged` (`mergedInto`),
+    /// `provider_collision` (both hold a different account of `providers`; release one to merge), or `reverted` (an
+    /// operator reverted the merge this request made; it is not answered again).
     case mergeConflict(reason: String, mergedInto: String?, providers: [String])
     /// `ACCOUNT_MERGED`: this account was merged into `into` on another device. The client has signed out.
     case accountMerged(into: String)
@@ -142,6 +146,7 @@ extension LanyardError: LocalizedError {
         case .identityNotOnAccount: "That account isn't linked to you. Sign in with one of your account's sign-in methods."
         case .versionConflict: "This changed on another device. Reload and try again."
         case .accountDisabled: "This account has been disabled."
+        case .otherAccountDisabled: "The other account has been disabled, so it can't be merged."
         case .inviteUnusable(let reason):
             switch reason {
             case "expired": "This invite has expired. Ask for a new one."
@@ -161,6 +166,7 @@ extension LanyardError: LocalizedError {
             case "same_account": "That's the account you're signed in to."
             case "already_merged": "That account was already merged into another."
             case "provider_collision": "Both accounts use a different account of the same provider. Choose which one to let go."
+            case "reverted": "That merge was undone by support. Ask them before trying again."
             default: "Sign in to an account first; a guest's data joins an account when you sign in."
             }
         case .accountMerged: "This account was merged into another. Please sign in again."
@@ -200,7 +206,7 @@ extension LanyardError {
         case "NOT_FOUND": return .notFound
         case "FORBIDDEN": return error.details?.reason == "identity_not_on_account" ? .identityNotOnAccount : .forbidden
         case "VERSION_CONFLICT": return .versionConflict(currentVersion: error.details?.currentVersion)
-        case "ACCOUNT_DISABLED": return .accountDisabled
+        case "ACCOUNT_DISABLED": return error.details?.reason == "other_account" ? .otherAccountDisabled : .accountDisabled
         case "SERVICE_UNAVAILABLE": return .serviceUnavailable(retryAfter: retryAfter)
         case "INVITE_UNUSABLE": return .inviteUnusable(reason: error.details?.reason ?? "")
         case "GROUP_LIMIT": return .groupLimit(reason: error.details?.reason ?? "", limit: error.details?.limit)

@@ -27,6 +27,10 @@ enum MergeDecision {
         var isDisabled: Bool
     }
 
+    /// `ACCOUNT_DISABLED` for the account a merge would take in or hand over; the requester stays signed in.
+    static let otherAccountDisabled = LanyardError(.accountDisabled, "The other account has been disabled",
+                                                   details: ["reason": "other_account"])
+
     static let anonymousRefusal = LanyardError.mergeConflict(
         "anonymous", "A guest's data joins an account when the guest signs in with it; merging is for two signed-in accounts")
 
@@ -41,8 +45,9 @@ enum MergeDecision {
                                      details: ["merged_into": .string(mergedInto)])
             }
         }
-        // An operator's ban holds against everyone but an operator.
-        if kind != .admin, into.isDisabled || from.isDisabled { throw .accountDisabled }
+        // An operator's ban holds against everyone but an operator. The requester's own account is not disabled (its
+        // bearer would have been refused): the ban is the other account's.
+        if kind != .admin, into.isDisabled || from.isDisabled { throw otherAccountDisabled }
         if into.isAnonymous { throw anonymousRefusal }
         switch kind {
         case .guest:

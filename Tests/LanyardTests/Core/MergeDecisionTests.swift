@@ -44,12 +44,12 @@ import Testing
         var banned = Self.bob
         banned.isDisabled = true
         for (into, from) in [(Self.ada, banned), (banned, Self.ada)] {
-            #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.full, into: into, from: from) } == "ACCOUNT_DISABLED")
+            #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.full, into: into, from: from) } == "other_account")
         }
         var bannedGuest = Self.guest
         bannedGuest.isDisabled = true
-        #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.guest, into: banned, from: Self.guest) } == "ACCOUNT_DISABLED")
-        #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.guest, into: Self.ada, from: bannedGuest) } == "ACCOUNT_DISABLED")
+        #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.guest, into: banned, from: Self.guest) } == "other_account")
+        #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.guest, into: Self.ada, from: bannedGuest) } == "other_account")
         #expect(Self.reason { () throws(LanyardError) in try MergeDecision.check(.admin, into: Self.ada, from: banned) } == nil)
     }
 

@@ -28,11 +28,12 @@ import Testing
             // Keeping the banned account would hand out a working session of it.
             let adopt = try await MergeTests.merge(server, ada, ["proof": try await MergeTests.proof(server, for: ada, sub: "ban-mallory"),
                                                                  "keep": "other"])
-            #expect(adopt.status == 403 && adopt.errorCode == "ACCOUNT_DISABLED", "\(adopt.text)")
+            #expect(adopt.status == 403 && adopt.errorCode == "ACCOUNT_DISABLED" && adopt.errorReason == "other_account", "\(adopt.text)")
             #expect(adopt.json["session"] == nil)
             // Absorbing it would let its sign-in method into an active account.
             let absorb = try await MergeTests.merge(server, ada, ["proof": try await MergeTests.proof(server, for: ada, sub: "ban-mallory")])
-            #expect(absorb.status == 403 && absorb.errorCode == "ACCOUNT_DISABLED", "\(absorb.text)")
+            #expect(absorb.status == 403 && absorb.errorCode == "ACCOUNT_DISABLED" && absorb.errorReason == "other_account", "\(absorb.text)")
+            #expect(try await server.get("/v1/users/me", bearer: ada.accessToken).status == 200, "the requester stays signed in")
             #expect(try await server.signIn(.apple, sub: "ban-ada").linkedProviders == ["apple"])
             #expect(try await server.post("/v1/auth/signin/google", ["id_token": try server.idToken(.google, sub: "ban-mallory")])
                 .errorCode == "ACCOUNT_DISABLED")
