@@ -2,7 +2,7 @@
 import Lanyard
 import SwiftUI
 
-/// A family screen (README "Groups"): the account's families, an invite to share as a link or a code, joining
+/// A family screen (docs/guides/family-sharing.md): the account's families, an invite to share as a link or a code, joining
 /// with a typed code, each family's members (no relay addresses: the server never sends them) and leaving.
 @available(iOS 17, macOS 14, *)
 public struct FamilyScreen: View {

@@ -3,7 +3,7 @@ import AuthenticationServices
 import Lanyard
 import SwiftUI
 
-/// A Settings screen with the account's sign-in methods and Link / Unlink buttons (README "In your app").
+/// A Settings screen with the account's sign-in methods and Link / Unlink buttons (docs/guides/ios-app.md, "The Swift SDK").
 /// Google Sign-In's own SDK is not a dependency here: `googleIDToken` stands for the app's call into it.
 @available(iOS 17, macOS 14, *)
 public struct LinkedAccountsSettings: View {
