@@ -13,9 +13,15 @@ struct ServerSentEvent: Sendable, Equatable {
 /// Splits a text/event-stream into events (the WHATWG rules the SDK needs: `event`, `id`, `data`, comments,
 /// `\n` or `\r\n` line ends), fed with bytes as they arrive.
 struct ServerSentEventParser: Sendable {
+    /// The longest line kept while its end has not arrived (a change is at most a 256 KiB record, escaped).
+    static let maximumLineBytes = 4 << 20
+
     private var pending: [UInt8] = []
     private var event = ServerSentEvent(name: "message", id: nil, data: "")
     private var hasData = false
+
+    /// Whether a line grew past `maximumLineBytes` without ending: the stream is not one this parser reads.
+    var isOverlong: Bool { pending.count > Self.maximumLineBytes }
 
     /// The events completed by `bytes`.
     mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
@@ -56,7 +62,13 @@ struct ServerSentEventParser: Sendable {
 
 /// One connection to `GET /v1/changes/stream`, its events read as they arrive. Through a `URLSession` delegate,
 /// which works on Apple platforms and on Linux alike (corelibs Foundation has no `URLSession.bytes`).
+///
+/// Bounded: at most `maximumWaitingEvents` events wait for a reader that is slower than the stream, and a line at
+/// most `ServerSentEventParser.maximumLineBytes`. Past either the connection ends with a network error, and the
+/// reader reconnects from the last change it delivered: nothing is lost, nothing grows without end.
 final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    static let maximumWaitingEvents = 1000
+
     /// What the connection yields: its events, then the end (`nil` error: the server closed it).
     let events: AsyncThrowingStream<ServerSentEvent, any Error>
     private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
@@ -69,7 +81,8 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     private var task: URLSessionDataTask?
 
     init(request: URLRequest) {
-        (events, continuation) = AsyncThrowingStream.makeStream(of: ServerSentEvent.self)
+        (events, continuation) = AsyncThrowingStream.makeStream(
+            of: ServerSentEvent.self, bufferingPolicy: .bufferingOldest(Self.maximumWaitingEvents))
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         // A stream is idle between heartbeats (15 s by default): wait longer than that for bytes.
@@ -99,14 +112,25 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let events: [ServerSentEvent] = lock.withLock {
+        let (events, overlong): ([ServerSentEvent], Bool) = lock.withLock {
             guard status == 200 else {
-                errorBody.append(data)
-                return []
+                if errorBody.count < 64 * 1024 { errorBody.append(data) }
+                return ([], false)
             }
-            return parser.feed(data)
+            let events = parser.feed(data)
+            return (events, parser.isOverlong)
         }
-        for event in events { continuation.yield(event) }
+        for event in events {
+            if case .dropped = continuation.yield(event) { return overflow() }
+        }
+        if overlong { overflow() }
+    }
+
+    /// The reader fell too far behind, or the stream sent a line without end: this connection ends, and the reader
+    /// resumes on a new one from the last change it delivered.
+    private func overflow() {
+        continuation.finish(throwing: LanyardError.network(URLError(.dataLengthExceedsMaximum)))
+        cancel()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

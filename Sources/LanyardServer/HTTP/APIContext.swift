@@ -11,18 +11,13 @@ struct APIContext: Sendable {
     let trustedProxies: [CIDR]
     let metrics: ServerMetrics
     /// Redeems Apple authorization codes, when Apple's lifecycle is configured.
-    let apple: AppleLifecycle?
+    let appleCodes: AppleCodeRedemptions?
 
-    /// Redeems an Apple `authorization_code` sent with a successful sign-in, link or re-authentication, in the
-    /// background: the answer never waits for Apple, and a failure is logged and counted, not answered.
+    /// Queues an Apple `authorization_code` sent with a successful sign-in, link or re-authentication for
+    /// `AppleCodeRedemptions`: the answer never waits for Apple, and a failure is logged and counted, not answered.
     func redeemAppleCode(_ code: String?, provider: Provider, idToken: String, nonce: String?, logger: Logger) {
-        guard let code, !code.isEmpty, provider == .apple, let apple else { return }
-        let metrics = self.metrics
-        Task {
-            let redeemed = await apple.redeem(code: code, idToken: idToken, nonce: nonce)
-            metrics.recordAppleCodeRedemption(redeemed ? "stored" : "failed")
-            if !redeemed { logger.warning("could not redeem an Apple authorization code; the next one sent will be tried") }
-        }
+        guard let code, !code.isEmpty, provider == .apple, let appleCodes else { return }
+        appleCodes.enqueue(.init(code: code, idToken: idToken, nonce: nonce))
     }
 
     func client(_ request: Request, _ context: LanyardRequestContext) -> ClientInfo {

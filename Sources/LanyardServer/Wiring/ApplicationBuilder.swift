@@ -15,7 +15,7 @@ extension LanyardRuntime {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(metrics: metrics))
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,
-                             apple: apple)
+                             appleCodes: appleCodes)
         AuthRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         MergeRoutes(api: api).register(on: router)
@@ -62,8 +62,9 @@ extension LanyardRuntime {
             logger: logger)
     }
 
-    /// What runs beside the API in every instance: the database's own work, the signing-key refresher and, when
-    /// configured, webhook delivery and Apple's revocations. Graceful shutdown stops them in reverse order, after
+    /// What runs beside the API in every instance: the database's own work, the signing-key refresher, stalled
+    /// streams' watchdog, merges' retention and, when configured, webhook delivery, change notifications between
+    /// instances, Apple's code redemptions and revocations. Graceful shutdown stops them in reverse order, after
     /// the HTTP server has answered its last request: the database last.
     func backgroundServices() -> [any Service] {
         var services: [any Service] = [DatabaseService(database: database), SigningKeyRefresher(
@@ -80,6 +81,7 @@ extension LanyardRuntime {
         }
         services.append(StreamStallService(stalls: streamStalls, logger: logger))
         services.append(MergeRetention(dependencies: dependencies, logger: logger))
+        if let appleCodes { services.append(appleCodes) }
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),
                                              logger: logger))

@@ -22,6 +22,8 @@ public struct LanyardRuntime: Sendable {
     public let apple: AppleLifecycle?
     /// Apple's side of the lifecycle, in dev mode.
     public let appleEmulator: AppleAccountEmulator?
+    /// The queue of Apple authorization codes to redeem, with `apple`.
+    let appleCodes: AppleCodeRedemptions?
     let httpClient: HTTPClient
     public let logger: Logger
     /// This instance's live readers of change feeds, and, on PostgreSQL, how the other instances hear of changes.
@@ -72,9 +74,11 @@ public struct LanyardRuntime: Sendable {
         dependencies.signals = HubSignals(hub: changeHub, notifier: changeNotifier)
         let apple = try appleLifecycle(configuration, dependencies: dependencies, masterKey: masterKey,
                                        httpClient: httpClient, random: random)
+        let metrics = ServerMetrics()
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
-                              keyRing: keyRing, minter: minter, metrics: ServerMetrics(), apple: apple,
+                              keyRing: keyRing, minter: minter, metrics: metrics, apple: apple,
                               appleEmulator: appleEmulator,
+                              appleCodes: apple.map { AppleCodeRedemptions(lifecycle: $0, metrics: metrics, logger: logger) },
                               httpClient: httpClient, logger: logger, changeHub: changeHub,
                               streamStalls: StreamStalls(timeout: .milliseconds(Int64(configuration.streamStallTimeout * 1000))),
                               changeNotifier: changeNotifier)

@@ -103,6 +103,9 @@ import Testing
             #expect(feed.elements.last?.groupID == family.id)
             await model.refresh()
             #expect(await model.groups.isEmpty)
+            // Signing out empties a list that was not empty.
+            let own = try await model.create(name: "The child's own")
+            #expect(await model.groups.map(\.id) == [own.id])
             try await child.signOut()
             try await SDKObservationTests.waitUntil { model.groups.isEmpty }
         }

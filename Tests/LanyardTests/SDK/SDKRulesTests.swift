@@ -29,6 +29,8 @@ import Testing
         ("FORBIDDEN", 403, #"{"reason": "identity_not_on_account"}"#, .identityNotOnAccount),
         ("VERSION_CONFLICT", 412, #"{"current_version": 3}"#, .versionConflict(currentVersion: 3)),
         ("ACCOUNT_DISABLED", 403, "{}", .accountDisabled),
+        ("ACCOUNT_DISABLED", 403, #"{"reason": "other_account"}"#, .otherAccountDisabled),
+        ("MERGE_CONFLICT", 409, #"{"reason": "reverted"}"#, .mergeConflict(reason: "reverted", mergedInto: nil, providers: [])),
         ("SERVICE_UNAVAILABLE", 503, "{}", .serviceUnavailable(retryAfter: nil)),
         ("INTERNAL_ERROR", 500, "{}", .server(status: 500, code: "INTERNAL_ERROR", message: "server says")),
     ]
@@ -96,6 +98,22 @@ import Testing
                            ServerSentEvent(name: "ready", id: nil, data: "{}")])
         #expect(parser.feed(Array("event: end\ndata: {\"reason\":\"shutdown\"}".utf8)).isEmpty)
         #expect(parser.feed(Array("\n\n".utf8)).map(\.name) == ["end"])
+    }
+
+    /// A line that never ends is not a stream this parser reads: the connection says so rather than keep growing.
+    @Test func aLineWithoutEndIsBoundedNotBuffered() {
+        var parser = ServerSentEventParser()
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<4 { #expect(parser.feed(chunk).isEmpty) }
+        #expect(!parser.isOverlong)
+        _ = parser.feed(chunk)
+        #expect(parser.isOverlong)
+    }
+
+    @Test func readAccessTakenAwayBecomesARemoval() throws {
+        let event = ServerSentEvent(name: "access_removed", id: "3~g.g1.7", data: #"{"group_id":"g1","collection":"secrets"}"#)
+        let removal = try #require(LiveChange(removal: event))
+        #expect(removal.kind == .accessRemoved && removal.groupID == "g1" && removal.collection == "secrets")
     }
 
     @Test func aChangeEventBecomesALiveChange() throws {
