@@ -38,7 +38,7 @@ public struct LanyardGroups: Sendable {
     /// let groups = try await client.groups.list()
     /// ```
     public func list() async throws -> [LanyardGroup] {
-        try await client.sendAuthorized(APIRequest("GET", "v1/groups"), as: GroupListBody.self).groups
+        try await client.sendAuthorized(APIRequest("GET", "v1/groups"), as: GroupList.self).groups
     }
 
     /// One group with its members.
@@ -90,7 +90,7 @@ public struct LanyardGroups: Sendable {
     /// let pending = try await client.groups.invites(in: family.id)
     /// ```
     public func invites(in groupID: String) async throws -> [GroupInvite] {
-        try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/invites"), as: InviteListBody.self).invites
+        try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/invites"), as: InviteList.self).invites
     }
 
     /// Revokes an invite: its code stops working.
@@ -120,7 +120,7 @@ public struct LanyardGroups: Sendable {
     /// ```
     @discardableResult
     public func join(code: String) async throws -> LanyardGroup {
-        try await client.sendAuthorized(APIRequest("POST", "v1/invites/\(Self.pathCode(code))/accept"), as: JoinBody.self).group
+        try await client.sendAuthorized(APIRequest("POST", "v1/invites/\(Self.pathCode(code))/accept"), as: JoinedGroup.self).group
     }
 
     /// Changes a member's role (the owner). Ownership moves by `transfer(_:to:)`.
@@ -177,7 +177,8 @@ public struct LanyardGroups: Sendable {
     /// try await client.groups.setPolicy(GroupPolicy(write: .author), for: "chores", in: family.id)
     /// ```
     public func setPolicy(_ policy: GroupPolicy, for collection: String, in groupID: String) async throws {
-        let _: GroupPolicy = try await send("PUT", "v1/groups/\(groupID)/policies/\(collection)", policy)
+        let _: CollectionPolicy = try await send("PUT", "v1/groups/\(groupID)/policies/\(collection)",
+                                                 PolicyBody(read: policy.read, write: policy.write))
     }
 
     /// Shares one of this account's own collections with the group, read-only for the others.
@@ -204,7 +205,7 @@ public struct LanyardGroups: Sendable {
     /// let shared = try await client.groups.shares(in: family.id)
     /// ```
     public func shares(in groupID: String) async throws -> [GroupShare] {
-        try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/shares"), as: ShareListBody.self).shares
+        try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/shares"), as: ShareList.self).shares
     }
 
     private func send<Body: Encodable & Sendable, Response: Decodable & Sendable>(_ method: String, _ path: String,
@@ -219,36 +220,4 @@ public struct LanyardGroups: Sendable {
         return code.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
             ?? code
     }
-}
-
-struct GroupSettingsBody: Encodable, Sendable {
-    var name: String?
-    var kind: LanyardGroup.Kind?
-    var onOwnerDeleted: LanyardGroup.OwnerDeletion?
-    var membersCanInvite: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case name, kind, onOwnerDeleted = "on_owner_deleted", membersCanInvite = "members_can_invite"
-    }
-}
-
-struct InviteBody: Encodable, Sendable {
-    var role: GroupRole
-    var maxUses: Int
-    var expiresIn: Int
-
-    enum CodingKeys: String, CodingKey { case role, maxUses = "max_uses", expiresIn = "expires_in" }
-}
-
-struct MemberBody: Encodable, Sendable {
-    var role: GroupRole?
-    var shareEmail: Bool?
-
-    enum CodingKeys: String, CodingKey { case role, shareEmail = "share_email" }
-}
-
-struct TransferBody: Encodable, Sendable {
-    var userID: String
-
-    enum CodingKeys: String, CodingKey { case userID = "user_id" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// Where a change of an account's feed comes from (reference sections 13 and 14): the account's own records, a
@@ -273,7 +274,7 @@ public struct ChangeFeed: Sendable {
         if !visible.groups.isEmpty {
             for policy in try await store.readPolicies(userID: userID) {
                 guard let read = GroupRole(rawValue: policy.read), let role = GroupRole(rawValue: policy.role),
-                      !GroupPolicy(read: read, write: .role(.member)).mayRead(role) else { continue }
+                      !GroupPolicy(read: read).mayRead(role) else { continue }
                 unreadable[policy.groupID, default: []].insert(policy.collection)
             }
         }

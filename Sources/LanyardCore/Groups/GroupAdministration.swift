@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// Operators' view of groups (reference section 14): `/v1/admin/groups`, the console's Groups page and
@@ -21,7 +22,7 @@ public struct GroupAdministration: Sendable {
             throw LanyardError.invalidRequest(field: "limit", "limit must be from 1 to \(Self.maximumLimit)")
         }
         let rows = try await dependencies.database.read { try await GroupStore($0).search(query: query, limit: limit) }
-        return GroupList(groups: rows.map { GroupView($0.group, memberCount: $0.memberCount, role: nil) })
+        return GroupList(groups: rows.map { LanyardGroup($0.group, memberCount: $0.memberCount, role: nil) })
     }
 
     /// A group with its members and pending invites (never their codes).
@@ -29,27 +30,14 @@ public struct GroupAdministration: Sendable {
         let now = dependencies.clock.now()
         return try await dependencies.database.read { connection in
             guard let group = try await GroupStore(connection).find(id: id) else { throw LanyardError.noSuchGroup }
-            let members = try await GroupMemberStore(connection).listing(groupID: id).map(GroupMemberView.init)
-            let invites = try await GroupInviteStore(connection).pending(groupID: id, at: now).map { InviteView($0) }
-            return AdminGroupDetails(group: GroupView(group, memberCount: members.count, role: nil, members: members),
+            let members = try await GroupMemberStore(connection).listing(groupID: id).map(GroupMember.init)
+            let invites = try await GroupInviteStore(connection).pending(groupID: id, at: now).map { GroupInvite($0) }
+            return AdminGroupDetails(group: LanyardGroup(group, memberCount: members.count, role: nil, members: members),
                                      invites: invites)
         }
     }
 
     public func dissolve(id: String, client: ClientInfo) async throws {
         try await Groups(dependencies).dissolveByAdmin(id, client: client)
-    }
-}
-
-/// `GET /v1/admin/groups/{gid}`: the group with its members, and its pending invites.
-public struct AdminGroupDetails: JSONWritable, Sendable {
-    public var group: GroupView
-    public var invites: [InviteView]
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("group"); json.value(group)
-            json.key("invites"); json.array(invites) { $0.value($1) }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// Invites (reference section 14): codes that travel by any channel, since nobody joins by email (an Apple user's
@@ -17,21 +18,12 @@ public struct GroupInvites: Sendable {
         self.dependencies = dependencies
     }
 
-    public struct Request: Sendable {
-        public var role: String?
-        public var maxUses: Int?
-        /// Seconds, as `expires_in` is everywhere in the API.
-        public var expiresIn: Int?
-
-        public init(role: String? = nil, maxUses: Int? = nil, expiresIn: Int? = nil) {
-            (self.role, self.maxUses, self.expiresIn) = (role, maxUses, expiresIn)
-        }
-    }
-
     /// `POST /v1/groups/{gid}/invites`: the code is in this answer only.
-    public func create(_ groupID: String, _ request: Request, caller: Caller) async throws -> InviteView {
-        let role = try request.role.map { try GroupRole.parse($0, field: "role", allowed: [.admin, .member, .viewer]) }
-            ?? .member
+    public func create(_ groupID: String, _ request: InviteBody, caller: Caller) async throws -> GroupInvite {
+        let role = request.role ?? .member
+        guard role != .owner else {
+            throw LanyardError.invalidRequest(field: "role", "role must be one of admin, member, viewer")
+        }
         let maxUses = request.maxUses ?? 1
         guard (1...Self.maximumUses).contains(maxUses) else {
             throw LanyardError.invalidRequest(field: "max_uses", "max_uses must be from 1 to \(Self.maximumUses)")
@@ -66,7 +58,7 @@ public struct GroupInvites: Sendable {
                 details: ["group_id": groupID, "actor": caller.userID, "invite_id": invite.id, "role": role.rawValue,
                           "max_uses": String(maxUses)])
         }
-        return InviteView(invite, code: code, url: "\(dependencies.accessTokens.issuer)/join/\(code)")
+        return GroupInvite(invite, code: code, url: "\(dependencies.accessTokens.issuer)/join/\(code)")
     }
 
     /// `GET /v1/groups/{gid}/invites` (owner and admins): pending invites, without their codes.
@@ -75,7 +67,7 @@ public struct GroupInvites: Sendable {
         return try await dependencies.database.read { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection).require(.admin)
             return InviteList(invites: try await GroupInviteStore(connection).pending(groupID: groupID, at: now)
-                .map { InviteView($0) })
+                .map { GroupInvite($0) })
         }
     }
 
@@ -102,8 +94,9 @@ public struct GroupInvites: Sendable {
         return try await dependencies.database.read { connection in
             let count = try await GroupMemberStore(connection).count(groupID: group.id)
             let inviter = try await UserStore(connection).find(id: invite.createdBy)
-            return InvitePreview(groupName: group.name, kind: group.kind, memberCount: count,
-                                 inviterName: inviter?.displayName, role: invite.role, expiresAt: invite.expiresAt)
+            return InvitePreview(groupName: group.name, kind: LanyardGroup.Kind(rawValue: group.kind) ?? .family,
+                                 memberCount: count, inviterName: inviter?.displayName,
+                                 role: GroupRole(rawValue: invite.role) ?? .member, expiresAt: invite.expiresAt)
         }
     }
 
@@ -112,7 +105,7 @@ public struct GroupInvites: Sendable {
     public func accept(code: String, caller: Caller, client: ClientInfo) async throws -> JoinedGroup {
         let (found, _) = try await find(code: code, caller: caller, client: client)
         let (dependencies, now) = (dependencies, dependencies.clock.now())
-        let joined = try await dependencies.database.transaction { connection -> JoinedGroup in
+        let (joined, alreadyMember) = try await dependencies.database.transaction { connection -> (JoinedGroup, Bool) in
             // The account first, then the group: the order every group change takes its locks in.
             try await DataRecords.lockOwner(caller, connection)
             guard let group = try await GroupStore(connection).findForUpdate(id: found.groupID),
@@ -122,8 +115,8 @@ public struct GroupInvites: Sendable {
             let members = GroupMemberStore(connection)
             if let member = try await members.find(groupID: group.id, userID: caller.userID) {
                 let count = try await members.count(groupID: group.id)
-                return JoinedGroup(group: GroupView(group, memberCount: count, role: member.role), role: member.role,
-                                   alreadyMember: true)
+                let role = GroupRole(rawValue: member.role) ?? .viewer
+                return (JoinedGroup(group: LanyardGroup(group, memberCount: count, role: role), role: role), true)
             }
             try Self.checkUsable(invite, at: now)
             // The invite's maker as they are now: an invite grants no more than they still may.
@@ -144,10 +137,9 @@ public struct GroupInvites: Sendable {
                 .groupMemberJoined, userID: caller.userID,
                 details: ["group_id": group.id, "actor": caller.userID, "role": role.rawValue, "invite_id": invite.id,
                           "invited_by": invite.createdBy])
-            return JoinedGroup(group: GroupView(group, memberCount: count + 1, role: role.rawValue), role: role.rawValue,
-                               alreadyMember: false)
+            return (JoinedGroup(group: LanyardGroup(group, memberCount: count + 1, role: role), role: role), false)
         }
-        if !joined.alreadyMember { dependencies.signals.accessChanged([caller.userID]) }
+        if !alreadyMember { dependencies.signals.accessChanged([caller.userID]) }
         return joined
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 
 /// What happens to an account's groups when the account ends (reference section 14): deleted, its memberships go
 /// in the deletion's transaction and each group it owned follows its `on_owner_deleted`; merged (a guest signing
@@ -27,7 +28,7 @@ enum GroupLifecycle {
             let successor = GroupPermissions.successor(others.compactMap { member in
                 GroupRole(rawValue: member.role).map { (member.userID, $0, member.joinedAt) }
             })
-            if group.onOwnerDeleted == OwnerDeletionRule.dissolve.rawValue || successor == nil {
+            if group.onOwnerDeleted == LanyardGroup.OwnerDeletion.dissolve.rawValue || successor == nil {
                 affected += try await Groups.remove(group, actor: userID, connection, dependencies, clientIP: clientIP)
                 continue
             }

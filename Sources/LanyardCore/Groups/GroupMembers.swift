@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// A group's members (reference section 14): roles, removal, leaving and transferring ownership. Every change
@@ -14,9 +15,11 @@ public struct GroupMembers: Sendable {
     }
 
     /// `PATCH /v1/groups/{gid}/members/{user_id}` (owner): any role but owner (that is a transfer).
-    public func setRole(_ groupID: String, userID: String, role text: String, caller: Caller,
-                        client: ClientInfo) async throws -> GroupMemberView {
-        let role = try GroupRole.parse(text, field: "role", allowed: [.admin, .member, .viewer])
+    public func setRole(_ groupID: String, userID: String, role: GroupRole, caller: Caller,
+                        client: ClientInfo) async throws -> GroupMember {
+        guard role != .owner else {
+            throw LanyardError.invalidRequest(field: "role", "role must be one of admin, member, viewer")
+        }
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         let view = try await dependencies.database.transaction { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.owner)
@@ -41,7 +44,7 @@ public struct GroupMembers: Sendable {
     }
 
     /// `PATCH /v1/groups/{gid}/members/me`: whether the other members see the caller's email.
-    public func setShareEmail(_ groupID: String, share: Bool, caller: Caller) async throws -> GroupMemberView {
+    public func setShareEmail(_ groupID: String, share: Bool, caller: Caller) async throws -> GroupMember {
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         return try await dependencies.database.transaction { connection in
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
@@ -93,7 +96,7 @@ public struct GroupMembers: Sendable {
 
     /// `POST /v1/groups/{gid}/transfer`: the owner, signed in recently, hands the group to another member, and
     /// becomes an admin, atomically.
-    public func transfer(_ groupID: String, to userID: String, caller: Caller, client: ClientInfo) async throws -> GroupView {
+    public func transfer(_ groupID: String, to userID: String, caller: Caller, client: ClientInfo) async throws -> LanyardGroup {
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         return try await dependencies.database.transaction { connection in
             let membership = try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true)
@@ -107,8 +110,7 @@ public struct GroupMembers: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip).write(
                 .groupOwnershipTransferred, userID: userID,
                 details: ["group_id": groupID, "actor": caller.userID, "from": caller.userID, "to": userID])
-            return GroupView(membership.group, memberCount: try await members.count(groupID: groupID),
-                             role: GroupRole.admin.rawValue)
+            return LanyardGroup(membership.group, memberCount: try await members.count(groupID: groupID), role: .admin)
         }
     }
 
@@ -131,9 +133,9 @@ public struct GroupMembers: Sendable {
         try await members.setRole(groupID: groupID, userID: newOwner, role: GroupRole.owner.rawValue)
     }
 
-    static func view(groupID: String, userID: String, _ connection: any DatabaseConnection) async throws -> GroupMemberView {
+    static func view(groupID: String, userID: String, _ connection: any DatabaseConnection) async throws -> GroupMember {
         guard let listing = try await GroupMemberStore(connection).listing(groupID: groupID)
             .first(where: { $0.member.userID == userID }) else { throw LanyardError.notFound("No such member") }
-        return GroupMemberView(listing)
+        return GroupMember(listing)
     }
 }

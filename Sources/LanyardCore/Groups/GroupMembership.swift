@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 
 /// The caller's membership in a group, read from the database on every request (a token's `groups` claim is never
 /// trusted): a removed member is refused on the next request whatever its token says.
@@ -18,7 +19,7 @@ struct GroupMembership: Sendable {
                                                                       collection: collection, lock: lock),
               let role = GroupRole(rawValue: found.role) else { throw LanyardError.noSuchGroup }
         var membership = GroupMembership(group: found.group, role: role)
-        if let stored = found.policy, let read = GroupRole(rawValue: stored.read), let write = GroupWriteRule(stored.write) {
+        if let stored = found.policy, let read = GroupRole(rawValue: stored.read), let write = GroupPolicy.Write(rawValue: stored.write) {
             membership.policy = GroupPolicy(read: read, write: write)
         }
         return membership

@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// A group's records (reference section 14): the personal store's semantics (`RecordOperations`), under the
@@ -71,54 +72,37 @@ public struct GroupData: Sendable {
     }
 
     /// `PUT /v1/groups/{gid}/policies/{collection}` (owner and admins).
-    public func setPolicy(_ groupID: String, collection: String, read: String?, write: String?,
-                          caller: Caller) async throws -> PolicyView {
+    public func setPolicy(_ groupID: String, collection: String, _ body: PolicyBody,
+                          caller: Caller) async throws -> CollectionPolicy {
         try DataRecords.validate(collection: collection, id: nil)
-        let readRole = try read.map { try GroupRole.parse($0, field: "read", allowed: GroupPolicy.readRoles) }
-            ?? GroupPolicy.standard.read
-        let writeRule = try write.map { text in
-            guard let rule = GroupWriteRule(text) else {
-                throw LanyardError.invalidRequest(field: "write", "write must be one of member, admin, owner, author")
-            }
-            return rule
-        } ?? GroupPolicy.standard.write
+        let read = body.read ?? GroupPolicy.standard.read
+        guard GroupPolicy.readRoles.contains(read) else {
+            throw LanyardError.invalidRequest(field: "read", "read must be one of viewer, member, admin")
+        }
+        let policy = GroupPolicy(read: read, write: body.write ?? GroupPolicy.standard.write)
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         let members = try await dependencies.database.transaction { connection in
             try await GroupMembership.require(groupID, userID: caller.userID, connection, lock: true).require(.admin)
-            try await GroupStore(connection).setPolicy(groupID: groupID, collection: collection, read: readRole.rawValue,
-                                                       write: writeRule.text)
+            try await GroupStore(connection).setPolicy(groupID: groupID, collection: collection, read: policy.read.rawValue,
+                                                       write: policy.write.rawValue)
             try await dependencies.audit(connection, at: now, clientIP: nil).write(
                 .groupPolicySet, userID: caller.userID,
                 details: ["group_id": groupID, "actor": caller.userID, "collection": collection,
-                          "read": readRole.rawValue, "write": writeRule.text])
+                          "read": policy.read.rawValue, "write": policy.write.rawValue])
             return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
         // Who may read the collection may have changed: every member's feed reads its sources again.
         dependencies.signals.accessChanged(members)
-        return PolicyView(collection: collection, read: readRole.rawValue, write: writeRule.text)
+        return CollectionPolicy(collection: collection, policy: policy)
     }
 
     /// `GET /v1/groups/{gid}/policies/{collection}` (members): the policy in force, the standard one without any.
-    public func policy(_ groupID: String, collection: String, caller: Caller) async throws -> PolicyView {
+    public func policy(_ groupID: String, collection: String, caller: Caller) async throws -> CollectionPolicy {
         try DataRecords.validate(collection: collection, id: nil)
         return try await dependencies.database.read { connection in
             let policy = try await GroupMembership.require(groupID, userID: caller.userID, connection,
                                                            collection: collection).policy
-            return PolicyView(collection: collection, read: policy.read.rawValue, write: policy.write.text)
-        }
-    }
-}
-
-public struct PolicyView: JSONWritable, Sendable {
-    public var collection: String
-    public var read: String
-    public var write: String
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("collection"); json.string(collection)
-            json.key("read"); json.string(read)
-            json.key("write"); json.string(write)
+            return CollectionPolicy(collection: collection, policy: policy)
         }
     }
 }

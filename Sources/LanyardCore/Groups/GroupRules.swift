@@ -1,21 +1,7 @@
 import Foundation
+import LanyardWire
 
-/// A member's role in a group (reference section 14), highest first: `owner` (exactly one), `admin`, `member`,
-/// `viewer`.
-public enum GroupRole: String, Sendable, CaseIterable, Comparable {
-    case viewer, member, admin, owner
-
-    var rank: Int {
-        switch self {
-        case .viewer: 0
-        case .member: 1
-        case .admin: 2
-        case .owner: 3
-        }
-    }
-
-    public static func < (lhs: GroupRole, rhs: GroupRole) -> Bool { lhs.rank < rhs.rank }
-
+extension GroupRole {
     /// `field`'s role, one of `allowed`.
     static func parse(_ text: String, field: String, allowed: [GroupRole]) throws -> GroupRole {
         guard let role = GroupRole(rawValue: text), allowed.contains(role) else {
@@ -25,67 +11,33 @@ public enum GroupRole: String, Sendable, CaseIterable, Comparable {
     }
 }
 
-public enum GroupKind: String, Sendable, CaseIterable {
-    case family, team
-}
-
-/// What happens to a group when its owner's account is deleted.
-public enum OwnerDeletionRule: String, Sendable, CaseIterable {
-    /// To the longest-standing admin, else member; dissolved when nobody is left.
-    case transfer
-    case dissolve
-}
-
-/// Who may write a group's collection: a role at least, or `author` (members write only what they created,
-/// admins anything).
-public enum GroupWriteRule: Sendable, Equatable {
-    case role(GroupRole)
-    case author
-
-    init?(_ text: String) {
-        switch text {
-        case "author": self = .author
-        case "member", "admin", "owner": self = .role(GroupRole(rawValue: text)!)
-        default: return nil
-        }
-    }
-
-    var text: String {
+extension GroupPolicy.Write {
+    /// The lowest role that writes, where a role decides (`author` asks authorship too).
+    var role: GroupRole? {
         switch self {
-        case .author: "author"
-        case .role(let role): role.rawValue
+        case .member: .member
+        case .admin: .admin
+        case .owner: .owner
+        case .author: nil
         }
     }
 }
 
-/// A collection's policy: `read` at least `viewer`, `member` or `admin`; `write` as `GroupWriteRule`. Without one,
-/// viewers read and members write.
-public struct GroupPolicy: Sendable, Equatable {
-    public static let standard = GroupPolicy(read: .viewer, write: .role(.member))
-
-    var read: GroupRole
-    var write: GroupWriteRule
-
+/// The rules of a collection's policy (reference section 14): `read` at least `viewer`, `member` or `admin`; `write`
+/// a role at least, or `author` (members write only what they created, admins anything).
+extension GroupPolicy {
     static let readRoles: [GroupRole] = [.viewer, .member, .admin]
 
     func mayRead(_ role: GroupRole) -> Bool { role >= read }
 
     /// Whether `role` (the account `userID`) may write `existing` (`nil`: a new record).
     func mayWrite(_ role: GroupRole, userID: String, existingCreatedBy: String?) -> Bool {
-        switch write {
-        case .role(let needed): role >= needed
-        case .author:
-            role >= .admin || (role >= .member && (existingCreatedBy == nil || existingCreatedBy == userID))
-        }
+        if let needed = write.role { return role >= needed }
+        return role >= .admin || (role >= .member && (existingCreatedBy == nil || existingCreatedBy == userID))
     }
 
     /// The role a refused writer lacks, for `INSUFFICIENT_ROLE`'s `details.required`.
-    var writeRequirement: GroupRole {
-        switch write {
-        case .role(let needed): needed
-        case .author: .member
-        }
-    }
+    var writeRequirement: GroupRole { write.role ?? .member }
 }
 
 /// The pure rules of who may do what to whom in a group.

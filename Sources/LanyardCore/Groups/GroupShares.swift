@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// A member's own collection, read by the other members of a group it is shared with (reference section 14):
@@ -38,7 +39,7 @@ public struct GroupShares: Sendable {
     }
 
     /// Shares one of the caller's own collections with the group, read-only.
-    public func share(_ groupID: String, collection: String, caller: Caller) async throws -> ShareView {
+    public func share(_ groupID: String, collection: String, caller: Caller) async throws -> GroupShare {
         try DataRecords.validate(collection: collection, id: nil)
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         let members = try await dependencies.database.transaction { connection in
@@ -51,7 +52,7 @@ public struct GroupShares: Sendable {
             return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
         dependencies.signals.accessChanged(members)
-        return ShareView(groupID: groupID, userID: caller.userID, collection: collection)
+        return GroupShare(groupID: groupID, userID: caller.userID, collection: collection)
     }
 
     public func unshare(_ groupID: String, collection: String, caller: Caller) async throws {
@@ -73,7 +74,7 @@ public struct GroupShares: Sendable {
         try await dependencies.database.read { connection in
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection)
             return ShareList(shares: try await GroupShareStore(connection).list(groupID: groupID).map {
-                ShareView(groupID: groupID, userID: $0.userID, collection: $0.collection)
+                GroupShare(groupID: groupID, userID: $0.userID, collection: $0.collection)
             })
         }
     }
@@ -90,29 +91,5 @@ public struct GroupShares: Sendable {
     public func changes(_ groupID: String, member: String, collection: String, since: String?, limit: Int?,
                         caller: Caller) async throws -> ChangesPage {
         try await operations(groupID, member: member, caller).changes(collection: collection, since: since, limit: limit)
-    }
-}
-
-public struct ShareView: JSONWritable, Sendable {
-    public var groupID: String
-    public var userID: String
-    public var collection: String
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("group_id"); json.string(groupID)
-            json.key("user_id"); json.string(userID)
-            json.key("collection"); json.string(collection)
-        }
-    }
-}
-
-public struct ShareList: JSONWritable, Sendable {
-    public var shares: [ShareView]
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("shares"); json.array(shares) { $0.value($1) }
-        }
     }
 }

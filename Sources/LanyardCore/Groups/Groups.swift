@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// Groups for family sharing (reference section 14): creating, listing, reading, changing and dissolving them.
@@ -14,30 +15,14 @@ public struct Groups: Sendable {
         self.dependencies = dependencies
     }
 
-    public struct Settings: Sendable {
-        public var name: String?
-        public var kind: String?
-        public var onOwnerDeleted: String?
-        public var membersCanInvite: Bool?
-
-        public init(name: String? = nil, kind: String? = nil, onOwnerDeleted: String? = nil, membersCanInvite: Bool? = nil) {
-            (self.name, self.kind, self.onOwnerDeleted, self.membersCanInvite) = (name, kind, onOwnerDeleted, membersCanInvite)
-        }
-    }
-
     /// `POST /v1/groups`: the caller becomes its owner. Guests (anonymous accounts) may join groups but not create them.
-    public func create(_ settings: Settings, caller: Caller, client: ClientInfo) async throws -> GroupView {
+    public func create(_ settings: GroupSettingsBody, caller: Caller, client: ClientInfo) async throws -> LanyardGroup {
         guard !caller.isAnonymous else {
             throw LanyardError(.forbidden, "Sign in with Apple or Google to create a group")
         }
         let name = try Self.name(settings.name)
-        let kind = try settings.kind.map { text in
-            guard let kind = GroupKind(rawValue: text) else {
-                throw LanyardError.invalidRequest(field: "kind", "kind must be family or team")
-            }
-            return kind
-        } ?? .family
-        let rule = try Self.ownerDeletionRule(settings.onOwnerDeleted) ?? .transfer
+        let kind = settings.kind ?? .family
+        let rule = settings.onOwnerDeleted ?? .transfer
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         let group = GroupRow(id: dependencies.random.newID(at: now), name: name, kind: kind.rawValue,
                              onOwnerDeleted: rule.rawValue, membersCanInvite: settings.membersCanInvite ?? false,
@@ -53,29 +38,30 @@ public struct Groups: Sendable {
                                                                 "name": group.name])
         }
         dependencies.signals.accessChanged([caller.userID])
-        return GroupView(group, memberCount: 1, role: GroupRole.owner.rawValue)
+        return LanyardGroup(group, memberCount: 1, role: .owner)
     }
 
     /// `GET /v1/groups`: the caller's groups, oldest membership first.
     public func list(caller: Caller) async throws -> GroupList {
         let rows = try await dependencies.database.read { try await GroupStore($0).list(userID: caller.userID) }
-        return GroupList(groups: rows.map { GroupView($0.group, memberCount: $0.memberCount, role: $0.role) })
+        return GroupList(groups: rows.map { LanyardGroup($0.group, memberCount: $0.memberCount, role: GroupRole(rawValue: $0.role)) })
     }
 
     /// `GET /v1/groups/{gid}`: the group with its members.
-    public func get(_ groupID: String, caller: Caller) async throws -> GroupView {
+    public func get(_ groupID: String, caller: Caller) async throws -> LanyardGroup {
         try await dependencies.database.read { connection in
             let membership = try await GroupMembership.require(groupID, userID: caller.userID, connection)
-            let members = try await GroupMemberStore(connection).listing(groupID: groupID).map(GroupMemberView.init)
-            return GroupView(membership.group, memberCount: members.count, role: membership.role.rawValue,
+            let members = try await GroupMemberStore(connection).listing(groupID: groupID).map(GroupMember.init)
+            return LanyardGroup(membership.group, memberCount: members.count, role: membership.role,
                              members: members)
         }
     }
 
     /// `PATCH /v1/groups/{gid}` (owner and admins).
-    public func update(_ groupID: String, _ settings: Settings, caller: Caller, client: ClientInfo) async throws -> GroupView {
+    public func update(_ groupID: String, _ settings: GroupSettingsBody, caller: Caller,
+                       client: ClientInfo) async throws -> LanyardGroup {
         let name = try settings.name.map { try Self.name($0) }
-        let rule = try Self.ownerDeletionRule(settings.onOwnerDeleted)
+        let rule = settings.onOwnerDeleted
         if settings.kind != nil { throw LanyardError.invalidRequest(field: "kind", "A group's kind cannot change") }
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         return try await dependencies.database.transaction { connection in
@@ -92,7 +78,7 @@ public struct Groups: Sendable {
                 .groupUpdated, userID: caller.userID,
                 details: ["group_id": group.id, "actor": caller.userID, "changed": changed.joined(separator: ",")])
             let count = try await GroupMemberStore(connection).count(groupID: groupID)
-            return GroupView(group, memberCount: count, role: membership.role.rawValue)
+            return LanyardGroup(group, memberCount: count, role: membership.role)
         }
     }
 
@@ -152,19 +138,12 @@ public struct Groups: Sendable {
     }
 
     /// The settings a `PATCH` changes, by their field names (what `group.updated` says).
-    static func changes(from group: GroupRow, name: String?, rule: OwnerDeletionRule?, membersCanInvite: Bool?) -> [String] {
+    static func changes(from group: GroupRow, name: String?, rule: LanyardGroup.OwnerDeletion?,
+                        membersCanInvite: Bool?) -> [String] {
         var changed: [String] = []
         if let name, name != group.name { changed.append("name") }
         if let rule, rule.rawValue != group.onOwnerDeleted { changed.append("on_owner_deleted") }
         if let membersCanInvite, membersCanInvite != group.membersCanInvite { changed.append("members_can_invite") }
         return changed
-    }
-
-    static func ownerDeletionRule(_ text: String?) throws -> OwnerDeletionRule? {
-        guard let text else { return nil }
-        guard let rule = OwnerDeletionRule(rawValue: text) else {
-            throw LanyardError.invalidRequest(field: "on_owner_deleted", "on_owner_deleted must be transfer or dissolve")
-        }
-        return rule
     }
 }

@@ -71,12 +71,12 @@ struct AdminRoutes {
 
     @Sendable func groups(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let query = AdminQuery(request)
-        return JSONResponse.make(try await GroupAdministration(api.dependencies).groups(
+        return try JSONResponse.make(try await GroupAdministration(api.dependencies).groups(
             query: query.string("query"), limit: try query.integer("limit")))
     }
 
     @Sendable func groupDetails(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await GroupAdministration(api.dependencies).group(id: context.identifier("gid")))
+        try JSONResponse.make(try await GroupAdministration(api.dependencies).group(id: context.identifier("gid")))
     }
 
     @Sendable func dissolveGroup(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -84,6 +84,19 @@ struct BodyFields {
         }
     }
 
+    /// A string that must name one of `T`'s cases (those of `allowed`, when given).
+    func optionalCase<T: RawRepresentable & CaseIterable>(_ name: String, of type: T.Type = T.self,
+                                                           allowed: [T]? = nil) throws -> T? where T.RawValue == String {
+        guard let text = try optionalString(name) else { return nil }
+        let choices = allowed ?? Array(T.allCases)
+        guard let value = T(rawValue: text), choices.contains(where: { $0.rawValue == value.rawValue }) else {
+            throw LanyardError.invalidRequest(field: name, """
+                \(name) must be one of \(choices.map(\.rawValue).joined(separator: ", "))
+                """)
+        }
+        return value
+    }
+
     func optionalBool(_ name: String) throws -> Bool? {
         switch members[name] {
         case nil, .null?: return nil

@@ -1,5 +1,6 @@
 import Hummingbird
 import LanyardCore
+import LanyardWire
 import LanyardSupport
 
 /// `/v1/groups/{gid}/data`, `/policies` and `/shares`, and the shared collections under `/members/{user_id}/data`
@@ -56,36 +57,25 @@ struct GroupDataRoutes {
             since: query["since"].map(String.init), limit: try DataRoutes.limit(request), caller: caller))
     }
 
-    struct PolicyBody: RequestBody {
-        let read: String?
-        let write: String?
-
-        init(_ fields: BodyFields) throws {
-            read = try fields.optionalString("read")
-            write = try fields.optionalString("write")
-        }
-    }
-
     @Sendable func setPolicy(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(PolicyBody.self, from: request)
-        return JSONResponse.make(try await data.setPolicy(
-            context.identifier("gid"), collection: context.parameters.get("collection") ?? "", read: body.read,
-            write: body.write, caller: caller))
+        return try JSONResponse.make(try await data.setPolicy(
+            context.identifier("gid"), collection: context.parameters.get("collection") ?? "", body, caller: caller))
     }
 
     @Sendable func policy(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await data.policy(context.identifier("gid"),
+        try JSONResponse.make(try await data.policy(context.identifier("gid"),
                                                 collection: context.parameters.get("collection") ?? "",
                                                 caller: try context.requireCaller()))
     }
 
     @Sendable func shares(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await groupShares.list(context.identifier("gid"), caller: try context.requireCaller()))
+        try JSONResponse.make(try await groupShares.list(context.identifier("gid"), caller: try context.requireCaller()))
     }
 
     @Sendable func share(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await groupShares.share(context.identifier("gid"),
+        try JSONResponse.make(try await groupShares.share(context.identifier("gid"),
                                                       collection: context.parameters.get("collection") ?? "",
                                                       caller: try context.requireCaller()))
     }

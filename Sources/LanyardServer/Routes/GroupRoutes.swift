@@ -1,6 +1,7 @@
 import Hummingbird
 import LanyardCore
 import LanyardSupport
+import LanyardWire
 
 /// `/v1/groups` and `/v1/invites` (reference section 14): groups, members, invites and transfers. Group data has
 /// `GroupDataRoutes`.
@@ -26,36 +27,26 @@ struct GroupRoutes {
         invites.post(":code/accept", use: accept)
     }
 
-    struct GroupBody: RequestBody {
-        let settings: Groups.Settings
-
-        init(_ fields: BodyFields) throws {
-            settings = Groups.Settings(name: try fields.optionalString("name"), kind: try fields.optionalString("kind"),
-                                       onOwnerDeleted: try fields.optionalString("on_owner_deleted"),
-                                       membersCanInvite: try fields.optionalBool("members_can_invite"))
-        }
-    }
-
     @Sendable func create(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(GroupBody.self, from: request)
-        let group = try await Groups(api.dependencies).create(body.settings, caller: caller, client: api.client(request, context))
-        return JSONResponse.make(group, status: .created)
+        let body = try await JSONBody.decode(GroupSettingsBody.self, from: request)
+        let group = try await Groups(api.dependencies).create(body, caller: caller, client: api.client(request, context))
+        return try JSONResponse.make(group, status: .created)
     }
 
     @Sendable func list(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await Groups(api.dependencies).list(caller: try context.requireCaller()))
+        try JSONResponse.make(try await Groups(api.dependencies).list(caller: try context.requireCaller()))
     }
 
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await Groups(api.dependencies).get(context.identifier("gid"), caller: try context.requireCaller()))
+        try JSONResponse.make(try await Groups(api.dependencies).get(context.identifier("gid"), caller: try context.requireCaller()))
     }
 
     @Sendable func update(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(GroupBody.self, from: request)
-        return JSONResponse.make(try await Groups(api.dependencies).update(
-            context.identifier("gid"), body.settings, caller: caller, client: api.client(request, context)))
+        let body = try await JSONBody.decode(GroupSettingsBody.self, from: request)
+        return try JSONResponse.make(try await Groups(api.dependencies).update(
+            context.identifier("gid"), body, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func dissolve(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -65,25 +56,15 @@ struct GroupRoutes {
         return JSONResponse.noContent()
     }
 
-    struct InviteBody: RequestBody {
-        let request: GroupInvites.Request
-
-        init(_ fields: BodyFields) throws {
-            request = GroupInvites.Request(role: try fields.optionalString("role"),
-                                           maxUses: try fields.optionalInteger("max_uses"),
-                                           expiresIn: try fields.optionalInteger("expires_in"))
-        }
-    }
-
     @Sendable func createInvite(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(InviteBody.self, from: request)
-        return JSONResponse.make(try await GroupInvites(api.dependencies).create(
-            context.identifier("gid"), body.request, caller: caller), status: .created)
+        return try JSONResponse.make(try await GroupInvites(api.dependencies).create(
+            context.identifier("gid"), body, caller: caller), status: .created)
     }
 
     @Sendable func listInvites(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await GroupInvites(api.dependencies).list(context.identifier("gid"),
+        try JSONResponse.make(try await GroupInvites(api.dependencies).list(context.identifier("gid"),
                                                                         caller: try context.requireCaller()))
     }
 
@@ -91,16 +72,6 @@ struct GroupRoutes {
         try await GroupInvites(api.dependencies).revoke(context.identifier("gid"), inviteID: context.identifier("id"),
                                                         caller: try context.requireCaller())
         return JSONResponse.noContent()
-    }
-
-    struct MemberBody: RequestBody {
-        let role: String?
-        let shareEmail: Bool?
-
-        init(_ fields: BodyFields) throws {
-            role = try fields.optionalString("role")
-            shareEmail = try fields.optionalBool("share_email")
-        }
     }
 
     /// `PATCH .../members/me` sets `share_email`; `PATCH .../members/{user_id}` (the owner) sets `role`.
@@ -113,10 +84,10 @@ struct GroupRoutes {
             guard let share = body.shareEmail else {
                 throw LanyardError.invalidRequest(field: "share_email", "share_email is required")
             }
-            return JSONResponse.make(try await members.setShareEmail(groupID, share: share, caller: caller))
+            return try JSONResponse.make(try await members.setShareEmail(groupID, share: share, caller: caller))
         }
         guard let role = body.role else { throw LanyardError.invalidRequest(field: "role", "role is required") }
-        return JSONResponse.make(try await members.setRole(groupID, userID: target, role: role, caller: caller,
+        return try JSONResponse.make(try await members.setRole(groupID, userID: target, role: role, caller: caller,
                                                            client: api.client(request, context)))
     }
 
@@ -134,30 +105,22 @@ struct GroupRoutes {
         return JSONResponse.noContent()
     }
 
-    struct TransferBody: RequestBody {
-        let userID: String
-
-        init(_ fields: BodyFields) throws {
-            userID = Identifiers.canonical(try fields.string("user_id"))
-        }
-    }
-
     @Sendable func transfer(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(TransferBody.self, from: request)
-        return JSONResponse.make(try await GroupMembers(api.dependencies).transfer(
+        return try JSONResponse.make(try await GroupMembers(api.dependencies).transfer(
             context.identifier("gid"), to: body.userID, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func preview(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        return JSONResponse.make(try await GroupInvites(api.dependencies).preview(
+        return try JSONResponse.make(try await GroupInvites(api.dependencies).preview(
             code: context.parameters.get("code") ?? "", caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func accept(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        return JSONResponse.make(try await GroupInvites(api.dependencies).accept(
+        return try JSONResponse.make(try await GroupInvites(api.dependencies).accept(
             code: context.parameters.get("code") ?? "", caller: caller, client: api.client(request, context)))
     }
 }

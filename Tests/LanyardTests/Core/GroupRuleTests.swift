@@ -1,13 +1,14 @@
 import Foundation
 @testable import LanyardCore
 @testable import LanyardStore
+import LanyardWire
 import Testing
 
 /// Who may read, write, invite, remove and inherit in a group (reference section 14), and which of a group's changes
 /// reach a member's feed: the pure rules, case by case.
 @Suite struct GroupRuleTests {
     @Test func aPolicyReadsFromItsRoleUpAndWritesByRoleOrAuthorship() {
-        let secrets = GroupPolicy(read: .admin, write: .role(.owner))
+        let secrets = GroupPolicy(read: .admin, write: .owner)
         #expect(!secrets.mayRead(.viewer) && !secrets.mayRead(.member) && secrets.mayRead(.admin) && secrets.mayRead(.owner))
         #expect(!secrets.mayWrite(.admin, userID: "a", existingCreatedBy: nil) && secrets.mayWrite(.owner, userID: "o", existingCreatedBy: "x"))
         let diary = GroupPolicy(read: .viewer, write: .author)
