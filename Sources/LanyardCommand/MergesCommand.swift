@@ -20,7 +20,7 @@ struct MergesCommand: AsyncParsableCommand {
                 let list = try await MergeAdministration(runtime.dependencies).list(userID: user.lowercased())
                 if json { return try Output.json(list) }
                 Output.table(["MERGE", "INTO", "FROM", "BY", "WHEN", "REVERTED"], list.merges.map {
-                    [$0.id, $0.intoID, $0.fromID, $0.actor, Output.time($0.createdAt), $0.revertedAt.map(Output.time) ?? ""]
+                    [$0.mergeID, $0.into, $0.from, $0.actor, Output.time($0.createdAt), $0.revertedAt.map(Output.time) ?? ""]
                 }, empty: "No merges.")
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 
 /// Merging two full accounts one person made by mistake (reference section 15), with proof of both: the session
 /// proves one, an ID token carrying this session's single-use challenge nonce proves the other. One transaction
@@ -43,13 +44,13 @@ public struct AccountMerges: Sendable {
 
     /// A dry run's report, thrown out of its transaction so that nothing it did is kept.
     private struct DryRun: Error {
-        let report: MergeReport
+        let report: MergeResult
     }
 
     /// `POST /v1/users/me/merge`. `caller` may be the account an earlier request merged away (its answer was lost):
     /// that request, sent again by the same session with the same body within a day, answers the same merge (also
     /// when two copies race); anything else of a merged account is `ACCOUNT_MERGED`.
-    public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeReport {
+    public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeResult {
         let keys = MergeRequestKeys(requestedBy: caller.userID, sessionID: caller.sessionID,
                                     idempotencyKey: request.idempotencyKey,
                                     proofKey: Hashing.sha256Hex("merge-proof:" + request.idToken),
@@ -77,13 +78,13 @@ public struct AccountMerges: Sendable {
     }
 
     private func mergeAnew(_ request: Request, keys: MergeRequestKeys, caller: Caller,
-                           client: ClientInfo) async throws -> MergeReport {
+                           client: ClientInfo) async throws -> MergeResult {
         if caller.mergedInto != nil { throw try await Authenticator(dependencies).endedByMerge(caller) }
         guard !caller.isAnonymous else { throw MergeDecision.anonymousRefusal }
         // The challenge is good only while the sign-in that asked for it is recent.
         try Authenticator(dependencies).requireRecentSignIn(caller)
         try await dependencies.rateLimiter.check(.link, key: caller.userID)
-        guard let provider = Provider(rawValue: request.provider) else {
+        guard let provider = LanyardProviders.Provider(rawValue: request.provider) else {
             throw LanyardError.unsupportedProvider(request.provider)
         }
         let now = dependencies.clock.now()
@@ -107,7 +108,7 @@ public struct AccountMerges: Sendable {
                              release: Set(request.release.map { $0.lowercased() }), dryRun: request.dryRun, at: now,
                              request: keys)
         let dependencies = self.dependencies
-        let (report, opened): (MergeReport, OpenedSession?)
+        let (report, opened): (MergeResult, OpenedSession?)
         do {
             (report, opened) = try await dependencies.database.transactionRetryingConflicts { connection in
                 if !request.dryRun {
@@ -139,7 +140,9 @@ public struct AccountMerges: Sendable {
         dependencies.signals.recordsChanged([into], written: [])
         dependencies.signals.accessChanged([from, into])
         var answered = report
-        if let opened { answered.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false) }
+        if let opened {
+            answered.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false).answer
+        }
         return answered
     }
 
@@ -170,7 +173,7 @@ public struct AccountMerges: Sendable {
     /// other`), a new session of the survivor while the one the merge opened for it stands. `nil` when there is
     /// none to answer (none, or older than a day).
     private func answerAgainIfAsked(_ keys: MergeRequestKeys, request: Request, caller: Caller,
-                                    client: ClientInfo) async throws -> MergeReport? {
+                                    client: ClientInfo) async throws -> MergeResult? {
         let dependencies = self.dependencies
         let now = dependencies.clock.now()
         guard let earlier = try await dependencies.database.read({ connection in
@@ -181,8 +184,8 @@ public struct AccountMerges: Sendable {
                                           foundByKey: keys.idempotencyKey != nil && earlier.idempotencyKey == keys.idempotencyKey,
                                           requestHash: earlier.requestHash)
         guard try MergeDecision.replay(facts, requestHash: keys.requestHash, at: now) == .answer else { return nil }
-        var report = MergeReport(mergeID: earlier.id, into: earlier.intoID, from: earlier.fromID)
-        report.replayed = JSONParser.parseObject(Array(earlier.report.utf8))
+        var report = MergeResult(stored: earlier.report) ?? MergeResult(mergeID: earlier.id, into: earlier.intoID,
+                                                                         from: earlier.fromID)
         guard caller.userID == earlier.fromID, let openedSession = earlier.openedSession else { return report }
         // Only the device that asked gets the survivor's session again, and only while the one the merge opened for
         // it stands (a sign-out of the survivor everywhere ends that).
@@ -197,7 +200,7 @@ public struct AccountMerges: Sendable {
                                                       dependencies: dependencies, connection: connection,
                                                       audit: dependencies.audit(connection, at: now, clientIP: client.ip))
         }
-        report.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false)
+        report.session = try await SessionIssuer(dependencies: dependencies).respond(opened, isNewUser: false).answer
         return report
     }
 
@@ -223,8 +226,12 @@ public struct AccountMerges: Sendable {
             // Reverted, the two accounts are two again (perhaps two people): each sees only its own versions.
             let losers = try await store.losers(mergeID: mergeID)
                 .filter { merge.revertedAt == nil || $0.accountID == caller.userID }
-            return MergeDetails(report: merge.report, createdAt: merge.createdAt, revertedAt: merge.revertedAt,
-                                losers: losers)
+            return MergeDetails(report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: merge.intoID,
+                                                                                         from: merge.fromID),
+                                createdAt: merge.createdAt, revertedAt: merge.revertedAt, losingVersions: losers.map {
+                LosingVersion(collection: $0.collection, id: $0.recordID, accountID: $0.accountID, version: Int($0.version),
+                              updatedAt: $0.updatedAt, deleted: $0.deleted, data: $0.data)
+            })
         }
     }
 }

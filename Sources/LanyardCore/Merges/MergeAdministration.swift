@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 
 /// Operators' merges (reference section 15): `POST /v1/admin/merges` (no proof; audited with actor `admin`),
 /// `GET /v1/admin/merges?user_id=`, and reverting one within 30 days (`lanyard merges list|revert`, the console).
@@ -16,7 +17,7 @@ public struct MergeAdministration: Sendable {
 
     /// Merges `from` into `into` as an operator: the same engine as a person's merge (newer wins a clash), without a
     /// proof, and allowed where an account is disabled (audited with actor `admin`).
-    public func merge(into: String, from: String, client: ClientInfo) async throws -> MergeReport {
+    public func merge(into: String, from: String, client: ClientInfo) async throws -> MergeResult {
         let (dependencies, now) = (dependencies, dependencies.clock.now())
         let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: into, from: from, kind: .admin,
                              actor: "admin", currentIsInto: true, at: now)
@@ -32,16 +33,21 @@ public struct MergeAdministration: Sendable {
     /// Merges an account took part in, newest first.
     public func list(userID: String) async throws -> MergeList {
         let rows = try await dependencies.database.read { try await MergeStore($0).list(userID: userID, limit: 100) }
-        return MergeList(merges: rows)
+        return MergeList(merges: rows.map { merge in
+            MergeSummary(mergeID: merge.id, into: merge.intoID, from: merge.fromID, kind: merge.kind, actor: merge.actor,
+                         createdAt: merge.createdAt, revertedAt: merge.revertedAt,
+                         report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: merge.intoID,
+                                                                                  from: merge.fromID))
+        })
     }
 
     /// Reverts a merge within 30 days: the absorbed account comes back with the identities the merge moved, and the
     /// records it moved that nobody changed since (changed ones stay with the survivor); the versions that lost a
     /// clash return. Refused (`changed_since`) when a moved identity left the survivor since. Group memberships stay
     /// with the survivor.
-    public func revert(mergeID: String, client: ClientInfo) async throws -> RevertReport {
+    public func revert(mergeID: String, client: ClientInfo) async throws -> RevertResult {
         let (dependencies, now) = (dependencies, dependencies.clock.now())
-        let report = try await dependencies.database.transactionRetryingConflicts { connection -> RevertReport in
+        let report = try await dependencies.database.transactionRetryingConflicts { connection -> RevertResult in
             guard let merge = try await MergeStore(connection).findForUpdate(id: mergeID) else {
                 throw LanyardError.notFound("No such merge")
             }
@@ -61,7 +67,7 @@ public struct MergeAdministration: Sendable {
                 throw Self.changedSince("A sign-in method the merge moved was unlinked or moved since")
             }
             for id in undo.identities { try await identities.move(identityID: id, to: merge.fromID) }
-            var report = RevertReport(mergeID: mergeID, into: merge.intoID, from: merge.fromID)
+            var report = RevertResult(mergeID: mergeID, into: merge.intoID, from: merge.fromID)
             try await Self.returnRecords(merge, undo, connection, &report, at: now)
             try await users.unmerge(id: merge.fromID, at: now)
             try await MergeStore(connection).markReverted(id: mergeID, at: now)
@@ -80,7 +86,7 @@ public struct MergeAdministration: Sendable {
     /// own version back (the survivor's from the losers when it had lost). The survivor's devices learn of a record
     /// that left by its tombstone.
     private static func returnRecords(_ merge: MergeRow, _ undo: MergeUndo, _ connection: any DatabaseConnection,
-                                      _ report: inout RevertReport, at now: Date) async throws {
+                                      _ report: inout RevertResult, at now: Date) async throws {
         let records = RecordStore(connection)
         let losers = Dictionary(try await MergeStore(connection).losers(mergeID: merge.id).map {
             ("\($0.collection)/\($0.recordID)", $0)
@@ -109,49 +115,5 @@ public struct MergeAdministration: Sendable {
 
     static func changedSince(_ message: String) -> LanyardError {
         LanyardError.mergeConflict("changed_since", message)
-    }
-}
-
-/// `GET /v1/admin/merges?user_id=`.
-public struct MergeList: JSONWritable, Sendable {
-    public var merges: [MergeRow]
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("merges"); json.array(merges) { json, merge in
-                json.object { entry in
-                    entry.key("merge_id"); entry.string(merge.id)
-                    entry.key("into"); entry.string(merge.intoID)
-                    entry.key("from"); entry.string(merge.fromID)
-                    entry.key("kind"); entry.string(merge.kind)
-                    entry.key("actor"); entry.string(merge.actor)
-                    entry.key("created_at"); entry.date(merge.createdAt)
-                    entry.key("reverted_at"); entry.date(merge.revertedAt)
-                    entry.key("report"); entry.raw(json: merge.report)
-                }
-            }
-        }
-    }
-}
-
-/// `POST /v1/admin/merges/{id}/revert`: what came back.
-public struct RevertReport: JSONWritable, Sendable {
-    public var mergeID: String
-    public var into: String
-    public var from: String
-    public var identitiesReturned = 0
-    public var recordsReturned = 0
-    /// Records the survivor changed since the merge: they stay with it.
-    public var recordsKept = 0
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("merge_id"); json.string(mergeID)
-            json.key("into"); json.string(into)
-            json.key("from"); json.string(from)
-            json.key("identities_returned"); json.integer(Int64(identitiesReturned))
-            json.key("records_returned"); json.integer(Int64(recordsReturned))
-            json.key("records_kept"); json.integer(Int64(recordsKept))
-        }
     }
 }

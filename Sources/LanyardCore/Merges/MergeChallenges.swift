@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 
 /// `POST /v1/users/me/merge/challenge` (reference section 15): a nonce the app hands the other account's sign-in
 /// sheet, so the ID token it gets back proves both accounts at once. Single use, 5 minutes, bound to the session.
@@ -13,19 +14,7 @@ public struct MergeChallenges: Sendable {
         self.dependencies = dependencies
     }
 
-    public struct Challenge: JSONWritable, Sendable {
-        public var nonce: String
-        public var expiresIn: Int
-
-        public func write(to writer: inout JSONWriter) {
-            writer.object { json in
-                json.key("nonce"); json.string(nonce)
-                json.key("expires_in"); json.integer(Int64(expiresIn))
-            }
-        }
-    }
-
-    public func issue(caller: Caller) async throws -> Challenge {
+    public func issue(caller: Caller) async throws -> MergeChallenge {
         guard !caller.isAnonymous else { throw MergeDecision.anonymousRefusal }
         try Authenticator(dependencies).requireRecentSignIn(caller)
         // Counted apart from links and merges, at the same rate: issuing challenges costs the database a row each.
@@ -37,6 +26,6 @@ public struct MergeChallenges: Sendable {
             try await MergeStore(connection).insertChallenge(id: id, sessionID: caller.sessionID, nonce: nonce, at: now,
                                                              expiresAt: now.addingTimeInterval(Self.lifetime))
         }
-        return Challenge(nonce: nonce, expiresIn: Int(Self.lifetime))
+        return MergeChallenge(nonce: nonce, expiresIn: Int(Self.lifetime))
     }
 }

@@ -44,7 +44,7 @@ struct MergeEngine {
     let connection: any DatabaseConnection
     let audit: AuditLog
 
-    func run(_ plan: MergePlan) async throws -> (MergeReport, MergeUndo) {
+    func run(_ plan: MergePlan) async throws -> (MergeResult, MergeUndo) {
         let users = UserStore(connection)
         var locked: [String: UserRecord] = [:]
         for id in Set([plan.into, plan.from]).sorted() {
@@ -54,7 +54,7 @@ struct MergeEngine {
         guard let into = locked[plan.into], let from = locked[plan.from] else { throw LanyardError.notFound("No such account") }
         try MergeDecision.check(plan.kind, into: Self.facts(into), from: Self.facts(from))
 
-        var report = MergeReport(mergeID: plan.mergeID, into: plan.into, from: plan.from)
+        var report = MergeResult(mergeID: plan.dryRun ? nil : plan.mergeID, into: plan.into, from: plan.from)
         report.dryRun = plan.dryRun
         var undo = MergeUndo()
         try await moveIdentities(plan, &report, &undo)
@@ -84,7 +84,7 @@ struct MergeEngine {
     /// The absorbed account's identities join the survivor's, after its own (its primary stays primary); one of a
     /// provider the survivor also has is refused, or detached when the plan releases that provider (an Apple one
     /// owes its token revocation).
-    private func moveIdentities(_ plan: MergePlan, _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
+    private func moveIdentities(_ plan: MergePlan, _ report: inout MergeResult, _ undo: inout MergeUndo) async throws {
         let identities = IdentityStore(connection)
         let survivor = try await identities.list(userID: plan.into).map(\.provider)
         let absorbed = try await identities.list(userID: plan.from)

@@ -1,4 +1,5 @@
 import Foundation
+import LanyardWire
 import LanyardStore
 
 /// The one record mover of merges, with the one tie rule: the absorbed account's records join the survivor's, those
@@ -9,7 +10,7 @@ struct MergeRecords {
     let connection: any DatabaseConnection
     let audit: AuditLog
 
-    func move(_ plan: MergePlan, _ report: inout MergeReport, _ undo: inout MergeUndo) async throws {
+    func move(_ plan: MergePlan, _ report: inout MergeResult, _ undo: inout MergeUndo) async throws {
         let records = RecordStore(connection)
         let merges = MergeStore(connection)
         for incoming in try await records.shared(from: plan.from, into: plan.into) {
@@ -30,7 +31,7 @@ struct MergeRecords {
             try await records.upsert(ownerID: plan.into, collection: incoming.collection, recordID: incoming.recordID,
                                      version: version, updatedAt: winner.updatedAt, data: winner.data)
             report.conflicts.append(.init(collection: incoming.collection, id: incoming.recordID,
-                                          winner: currentWins ? "current" : "other"))
+                                          winner: currentWins ? .current : .other))
             undo.records.append(.init(collection: incoming.collection, id: incoming.recordID, versionAfter: version,
                                       clash: true, absorbedWon: winner.ownerID == plan.from))
         }

@@ -1,18 +1,6 @@
 import Foundation
 import LanyardSupport
-
-/// Which account survives a full merge (reference section 15): the session's own (`current`, the default) or the
-/// one the proof signed in to (`other`).
-public enum MergeKeep: String, Sendable {
-    case current, other
-}
-
-/// Whose version wins where both accounts have a record with the same collection and id.
-public enum MergeConflictRule: String, Sendable {
-    /// The later `updated_at` (the survivor's on a tie).
-    case newer
-    case current, other
-}
+import LanyardWire
 
 /// The pure rules of a full merge.
 enum MergeRules {

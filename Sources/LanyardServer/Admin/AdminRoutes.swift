@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardCore
+import LanyardWire
 import LanyardSupport
 
 /// `/v1/admin/*` (reference section 11), behind `AdminKeyMiddleware`; not mounted without `LANYARD_ADMIN_KEY`.
@@ -85,19 +86,9 @@ struct AdminRoutes {
         return JSONResponse.noContent()
     }
 
-    struct MergeBody: RequestBody {
-        let into: String
-        let from: String
-
-        init(_ fields: BodyFields) throws {
-            into = Identifiers.canonical(try fields.string("into"))
-            from = Identifiers.canonical(try fields.string("from"))
-        }
-    }
-
     @Sendable func merge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(MergeBody.self, from: request)
-        return JSONResponse.make(try await MergeAdministration(api.dependencies).merge(
+        let body = try await JSONBody.decode(AdminMergeBody.self, from: request)
+        return try JSONResponse.make(try await MergeAdministration(api.dependencies).merge(
             into: body.into, from: body.from, client: api.client(request, context)))
     }
 
@@ -105,11 +96,11 @@ struct AdminRoutes {
         guard let userID = AdminQuery(request).string("user_id") else {
             throw LanyardError.invalidRequest(field: "user_id", "user_id is required")
         }
-        return JSONResponse.make(try await MergeAdministration(api.dependencies).list(userID: Identifiers.canonical(userID)))
+        return try JSONResponse.make(try await MergeAdministration(api.dependencies).list(userID: Identifiers.canonical(userID)))
     }
 
     @Sendable func revertMerge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        JSONResponse.make(try await MergeAdministration(api.dependencies).revert(mergeID: context.identifier("id"),
+        try JSONResponse.make(try await MergeAdministration(api.dependencies).revert(mergeID: context.identifier("id"),
                                                                                client: api.client(request, context)))
     }
 
