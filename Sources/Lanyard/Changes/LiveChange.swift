@@ -72,27 +72,19 @@ public struct LiveChange: Sendable, Equatable {
         (groupID, sharedBy, self.cursor, data) = (group, object["shared_by"] as? String, cursor, nil)
     }
 
-    /// The change an event of the stream carries, or nil when it is not one.
+    /// The change an event of the stream carries (a `ChangeRecord`), or nil when it is not one.
     init?(event: ServerSentEvent) {
         guard event.name == "change", let cursor = event.id,
-              let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
-              let collection = object["collection"] as? String, let id = object["id"] as? String,
-              let version = (object["version"] as? NSNumber)?.intValue,
-              let time = object["updated_at"] as? String, let updatedAt = Self.date(time)
+              let change = try? WireCoding.decoder().decode(ChangeRecord<JSONText>.self, from: Data(event.data.utf8))
         else { return nil }
-        self.collection = collection
-        self.id = id
-        self.version = version
-        self.updatedAt = updatedAt
-        isDeleted = object["deleted"] as? Bool ?? false
-        groupID = object["group_id"] as? String
-        sharedBy = object["shared_by"] as? String
+        collection = change.collection
+        id = change.id
+        version = change.version
+        updatedAt = change.updatedAt
+        isDeleted = change.deleted
+        groupID = change.groupID
+        sharedBy = change.sharedBy
         self.cursor = cursor
-        data = (object["data"] as? [String: Any]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-    }
-
-    private static func date(_ text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-            ?? (try? Date.ISO8601FormatStyle().parse(text))
+        data = change.data.map { Data($0.text.utf8) }
     }
 }

@@ -117,40 +117,33 @@ public struct FeedCursor: Sendable, Equatable {
 }
 
 /// One change of the feed (reference section 13): the record as its store shows it, with the source it came from
-/// and its place there. `group_id` and `shared_by` are null for the account's own records.
+/// and its place there. Its answer is the wire type `ChangeRecord` (`group_id` and `shared_by` null for the account's
+/// own records).
 public struct FeedChange: JSONWritable, Sendable {
-    public let record: RecordView
+    public let record: DataRecord<JSONText>
     public let source: FeedSource
     public let sequence: Int64
 
     init(_ row: RecordRow, source: FeedSource = .personal) {
-        record = RecordView(row)
+        record = DataRecord(row)
         self.source = source
         sequence = row.feedSequence
     }
 
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("collection"); json.string(record.collection)
-            json.key("id"); json.string(record.id)
-            json.key("version"); json.integer(record.version)
-            json.key("updated_at"); json.date(record.updatedAt)
-            json.key("deleted"); json.bool(record.deleted)
-            json.key("data"); json.raw(json: record.data)
-            switch source {
-            case .personal:
-                json.key("group_id"); json.string(nil)
-                json.key("shared_by"); json.string(nil)
-            case .group(let id):
-                json.key("group_id"); json.string(id)
-                json.key("shared_by"); json.string(nil)
-                json.key("created_by"); json.string(record.createdBy)
-                json.key("updated_by"); json.string(record.updatedBy)
-            case .share(let group, let member, _):
-                json.key("group_id"); json.string(group)
-                json.key("shared_by"); json.string(member)
-            }
+    /// The change as the API shows it.
+    public var wire: ChangeRecord<JSONText> {
+        let (group, sharer): (String?, String?) = switch source {
+        case .personal: (nil, nil)
+        case .group(let id): (id, nil)
+        case .share(let group, let member, _): (group, member)
         }
+        return ChangeRecord(collection: record.collection ?? "", id: record.id, version: record.version,
+                            updatedAt: record.updatedAt, deleted: record.deleted == true, data: record.data,
+                            groupID: group, sharedBy: sharer, createdBy: record.createdBy, updatedBy: record.updatedBy)
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        wire.write(to: &writer)
     }
 }
 
@@ -183,7 +176,7 @@ public struct FeedSources: Sendable, Equatable {
     /// Whether `change` is one the account may read.
     public func mayRead(_ change: FeedChange) -> Bool {
         guard case .group(let id) = change.source, let hidden = unreadable[id] else { return true }
-        return !hidden.contains(change.record.collection)
+        return !hidden.contains(change.record.collection ?? "")
     }
 
     /// Collections of groups in both that `self` may not read and `before` could: read access taken away.
@@ -209,7 +202,7 @@ public struct FeedSources: Sendable, Equatable {
     }
 }
 
-/// `GET /v1/changes`: `{"changes", "next_cursor", "has_more", "removed_groups"}`.
+/// `GET /v1/changes`: the entries read, each with the cursor after it. Its answer is the wire type `ChangeFeedPage`.
 public struct FeedPage: JSONWritable, Sendable {
     public let entries: [FeedEntry]
     public let nextCursor: FeedCursor
@@ -225,12 +218,8 @@ public struct FeedPage: JSONWritable, Sendable {
     public var changes: [FeedChange] { entries.map(\.change) }
 
     public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("changes"); json.array(entries) { $0.value($1.change) }
-            json.key("next_cursor"); json.string(nextCursor.text)
-            json.key("has_more"); json.bool(hasMore)
-            json.key("removed_groups"); json.array(removedGroups) { $0.string($1) }
-        }
+        ChangeFeedPage(changes: entries.map(\.change.wire), nextCursor: nextCursor.text, hasMore: hasMore,
+                       removedGroups: removedGroups).write(to: &writer)
     }
 }
 

@@ -1,64 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
-
-/// A record as the API shows it (reference section 7). Its data is the JSON text stored when it was written,
-/// copied into the answer as it is: reading a record costs the same at any nesting.
-public struct RecordView: JSONWritable, Sendable {
-    public var id: String
-    public var collection: String
-    public var version: Int64
-    public var updatedAt: Date
-    public var deleted: Bool
-    /// The record's JSON object as stored; `nil` for a tombstone.
-    public var data: String?
-    /// A group record's group, author and last writer (reference section 14); absent for an account's own records.
-    public var groupID: String?
-    public var createdBy: String?
-    public var updatedBy: String?
-
-    init(_ row: RecordRow, groupID: String? = nil) {
-        id = row.recordID
-        collection = row.collection
-        version = row.version
-        updatedAt = row.updatedAt
-        deleted = row.deleted
-        data = row.data
-        self.groupID = groupID
-        createdBy = row.createdBy
-        updatedBy = row.updatedBy
-    }
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("id"); json.string(id)
-            json.key("collection"); json.string(collection)
-            json.key("version"); json.integer(version)
-            json.key("updated_at"); json.date(updatedAt)
-            if deleted { json.key("deleted"); json.bool(true) }
-            json.key("data"); json.raw(json: data)
-            if let groupID {
-                json.key("group_id"); json.string(groupID)
-                json.key("created_by"); json.string(createdBy)
-                json.key("updated_by"); json.string(updatedBy)
-            }
-        }
-    }
-}
-
-public struct ChangesPage: JSONWritable, Sendable {
-    public var records: [RecordView]
-    public var nextCursor: String?
-    public var hasMore: Bool
-
-    public func write(to writer: inout JSONWriter) {
-        writer.object { json in
-            json.key("records"); json.array(records) { $0.value($1) }
-            json.key("next_cursor"); json.string(nextCursor)
-            json.key("has_more"); json.bool(hasMore)
-        }
-    }
-}
+import LanyardWire
 
 /// Per-user data for cross-device sync: JSON records in named collections, with versions for optimistic
 /// concurrency and tombstones so other devices learn of deletions.
@@ -101,23 +44,23 @@ public struct DataRecords: Sendable {
     }
 
     /// `PUT /v1/data/{collection}/{id}`; `expectedVersion` comes from `If-Match`.
-    public func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
+    public func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?, caller: Caller) async throws -> DataRecord<JSONText> {
         try await RecordOperations(dependencies, PersonalRecords(caller: caller))
             .put(collection: collection, id: id, data: data, expectedVersion: expectedVersion)
     }
 
-    public func get(collection: String, id: String, caller: Caller) async throws -> RecordView {
+    public func get(collection: String, id: String, caller: Caller) async throws -> DataRecord<JSONText> {
         try await RecordOperations(dependencies, PersonalRecords(caller: caller)).get(collection: collection, id: id)
     }
 
     /// Leaves a tombstone (a new version with no data) so other devices learn of the deletion.
-    public func delete(collection: String, id: String, expectedVersion: Int64?, caller: Caller) async throws -> RecordView {
+    public func delete(collection: String, id: String, expectedVersion: Int64?, caller: Caller) async throws -> DataRecord<JSONText> {
         try await RecordOperations(dependencies, PersonalRecords(caller: caller))
             .delete(collection: collection, id: id, expectedVersion: expectedVersion)
     }
 
     /// `GET /v1/data/{collection}?since=CURSOR&limit=N`.
-    public func changes(collection: String, since cursor: String?, limit: Int?, caller: Caller) async throws -> ChangesPage {
+    public func changes(collection: String, since cursor: String?, limit: Int?, caller: Caller) async throws -> DataChanges<JSONText> {
         try await RecordOperations(dependencies, PersonalRecords(caller: caller))
             .changes(collection: collection, since: cursor, limit: limit)
     }

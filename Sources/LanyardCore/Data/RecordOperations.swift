@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardWire
 import LanyardSupport
 
 /// The record store's semantics (reference section 7), the same for an account's own records and a group's:
@@ -14,7 +15,7 @@ struct RecordOperations<Access: RecordAccess>: Sendable {
         self.access = access
     }
 
-    func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?) async throws -> RecordView {
+    func put(collection: String, id: String, data: JSONValue, expectedVersion: Int64?) async throws -> DataRecord<JSONText> {
         try DataRecords.validate(collection: collection, id: id)
         let encoded = try DataRecords.encode(data)
         let (access, now) = (access, dependencies.clock.now())
@@ -33,10 +34,10 @@ struct RecordOperations<Access: RecordAccess>: Sendable {
             return (row, permit.readers)
         }
         access.committed(row, readers: readers, signals: dependencies.signals)
-        return RecordView(row, groupID: access.groupID)
+        return DataRecord<JSONText>(row, groupID: access.groupID)
     }
 
-    func get(collection: String, id: String) async throws -> RecordView {
+    func get(collection: String, id: String) async throws -> DataRecord<JSONText> {
         try DataRecords.validate(collection: collection, id: id)
         let access = access
         let row = try await dependencies.database.read { connection in
@@ -45,10 +46,10 @@ struct RecordOperations<Access: RecordAccess>: Sendable {
                                                                        recordID: id)
         }
         guard let row, !row.deleted else { throw LanyardError.notFound("No such record") }
-        return RecordView(row, groupID: access.groupID)
+        return DataRecord<JSONText>(row, groupID: access.groupID)
     }
 
-    func delete(collection: String, id: String, expectedVersion: Int64?) async throws -> RecordView {
+    func delete(collection: String, id: String, expectedVersion: Int64?) async throws -> DataRecord<JSONText> {
         try DataRecords.validate(collection: collection, id: id)
         let (access, now) = (access, dependencies.clock.now())
         let (tombstone, readers) = try await dependencies.database.transaction { connection in
@@ -66,11 +67,11 @@ struct RecordOperations<Access: RecordAccess>: Sendable {
             return (row, permit.readers)
         }
         access.committed(tombstone, readers: readers, signals: dependencies.signals)
-        return RecordView(tombstone, groupID: access.groupID)
+        return DataRecord<JSONText>(tombstone, groupID: access.groupID)
     }
 
     /// `?since=CURSOR&limit=N` on a collection: its changes after the cursor, oldest first, tombstones included.
-    func changes(collection: String, since cursor: String?, limit: Int?) async throws -> ChangesPage {
+    func changes(collection: String, since cursor: String?, limit: Int?) async throws -> DataChanges<JSONText> {
         try DataRecords.validate(collection: collection, id: nil)
         var after: Int64 = 0
         if let cursor, !cursor.isEmpty {
@@ -90,7 +91,7 @@ struct RecordOperations<Access: RecordAccess>: Sendable {
                                                                           after: start, limit: pageSize + 1)
         }
         let page = Array(rows.prefix(pageSize))
-        return ChangesPage(records: page.map { RecordView($0, groupID: access.groupID) },
+        return DataChanges<JSONText>(records: page.map { DataRecord<JSONText>($0, groupID: access.groupID) },
                            nextCursor: String(page.last?.changeSequence ?? after), hasMore: rows.count > pageSize)
     }
 }

@@ -53,21 +53,21 @@ public struct GroupData: Sendable {
     }
 
     public func put(_ groupID: String, collection: String, id: String, data: JSONValue, expectedVersion: Int64?,
-                    caller: Caller) async throws -> RecordView {
+                    caller: Caller) async throws -> DataRecord<JSONText> {
         try await operations(groupID, caller).put(collection: collection, id: id, data: data, expectedVersion: expectedVersion)
     }
 
-    public func get(_ groupID: String, collection: String, id: String, caller: Caller) async throws -> RecordView {
+    public func get(_ groupID: String, collection: String, id: String, caller: Caller) async throws -> DataRecord<JSONText> {
         try await operations(groupID, caller).get(collection: collection, id: id)
     }
 
     public func delete(_ groupID: String, collection: String, id: String, expectedVersion: Int64?,
-                       caller: Caller) async throws -> RecordView {
+                       caller: Caller) async throws -> DataRecord<JSONText> {
         try await operations(groupID, caller).delete(collection: collection, id: id, expectedVersion: expectedVersion)
     }
 
     public func changes(_ groupID: String, collection: String, since: String?, limit: Int?,
-                        caller: Caller) async throws -> ChangesPage {
+                        caller: Caller) async throws -> DataChanges<JSONText> {
         try await operations(groupID, caller).changes(collection: collection, since: since, limit: limit)
     }
 

@@ -84,12 +84,12 @@ public struct GroupShares: Sendable {
     }
 
     public func get(_ groupID: String, member: String, collection: String, id: String,
-                    caller: Caller) async throws -> RecordView {
+                    caller: Caller) async throws -> DataRecord<JSONText> {
         try await operations(groupID, member: member, caller).get(collection: collection, id: id)
     }
 
     public func changes(_ groupID: String, member: String, collection: String, since: String?, limit: Int?,
-                        caller: Caller) async throws -> ChangesPage {
+                        caller: Caller) async throws -> DataChanges<JSONText> {
         try await operations(groupID, member: member, caller).changes(collection: collection, since: since, limit: limit)
     }
 }

@@ -71,7 +71,7 @@ import Testing
             #expect(!merged.isNewUser)
             // The guest's data now belongs to the account, and the guest's session ended with the merge.
             let note = try await records.get(collection: "notes", id: "n1", caller: try await harness.caller(merged))
-            #expect(note.data.flatMap { JSONParser.parseObject(Array($0.utf8)) } == ["text": "from the guest"])
+            #expect(note.data.flatMap { JSONParser.parseObject(Array($0.text.utf8)) } == ["text": "from the guest"])
             await #expect(throws: LanyardError.self) {
                 try await Authenticator(harness.dependencies).authenticate(bearer: guest.accessToken)
             }

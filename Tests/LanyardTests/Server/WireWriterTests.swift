@@ -68,6 +68,43 @@ import Testing
         #expect(try WireCoding.decoder().decode(SessionList.self, from: written) == list)
         #expect(try JSONParser.parse(Array(written)) == Self.encoded(list))
     }
+
+    static let records: [DataRecord<JSONText>] = [
+        DataRecord(id: "r1", collection: "notes", version: 3, updatedAt: now,
+                   data: JSONText(#"{"text":"Ada \"Countess\" ✓","n":[1,2.5,true,null],"deep":{"a":{"b":"c"}}}"#)),
+        DataRecord(id: "gone", collection: "notes", version: 4, updatedAt: now, deleted: true, data: nil),
+        DataRecord(id: "milk", collection: "shopping", version: 1, updatedAt: now, data: JSONText(#"{"qty":2}"#),
+                   groupID: "g1", createdBy: "u1", updatedBy: "u2"),
+    ]
+
+    /// Records, their pages, the feed's changes and its pages: written by hand, as their `Codable` forms are.
+    @Test func recordsAndChangesWriteWhatTheirCodableFormsDo() throws {
+        for record in Self.records {
+            #expect(try JSONParser.parse(JSONWriter.write(record)) == Self.encoded(record))
+        }
+        for cursor in ["42", nil] {
+            let page = DataChanges(records: Self.records, nextCursor: cursor, hasMore: cursor != nil)
+            #expect(try JSONParser.parse(JSONWriter.write(page)) == Self.encoded(page))
+        }
+        let changes: [ChangeRecord<JSONText>] = [
+            ChangeRecord(collection: "notes", id: "r1", version: 3, updatedAt: Self.now, deleted: false,
+                         data: JSONText(#"{"a":1}"#)),
+            ChangeRecord(collection: "shopping", id: "milk", version: 1, updatedAt: Self.now, deleted: false,
+                         data: JSONText("{}"), groupID: "g1", createdBy: "u1", updatedBy: "u1"),
+            ChangeRecord(collection: "places", id: "home", version: 2, updatedAt: Self.now, deleted: true, data: nil,
+                         groupID: "g1", sharedBy: "u3"),
+        ]
+        for change in changes {
+            let written = JSONWriter.write(change)
+            #expect(try JSONParser.parse(written) == Self.encoded(change))
+            let decoded = try WireCoding.decoder().decode(ChangeRecord<JSONText>.self, from: Data(written))
+            #expect(decoded.id == change.id && decoded.groupID == change.groupID && decoded.sharedBy == change.sharedBy)
+            #expect(try decoded.data.map { try JSONParser.parse(Array($0.text.utf8)) }
+                    == change.data.map { try JSONParser.parse(Array($0.text.utf8)) })
+        }
+        let page = ChangeFeedPage(changes: changes, nextCursor: "7~g.g1.2", hasMore: false, removedGroups: ["g9"])
+        #expect(try JSONParser.parse(JSONWriter.write(page)) == Self.encoded(page))
+    }
 }
 
 struct WireWriterError: Error {}
