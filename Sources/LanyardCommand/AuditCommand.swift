@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LanyardCore
+import LanyardWire
 
 /// `lanyard audit tail`: the latest audit events, oldest at the bottom; `--follow` keeps printing new ones.
 struct Audit: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import LanyardCore
 import LanyardServer
 import LanyardSupport
+import LanyardWire
 
 /// A runtime on the configured database for one command, shut down afterwards; catalogue errors become one
 /// readable line and exit status 1.
@@ -43,8 +44,8 @@ enum Output {
         }, empty: "No audit events.")
     }
 
-    static func details(_ value: JSONValue?) -> String {
-        guard case .object(let members)? = value else { return "" }
+    static func details(_ text: JSONText?) -> String {
+        guard let text, case .object(let members)? = try? JSONParser.parse(Array(text.text.utf8)) else { return "" }
         return members.keys.sorted().filter { $0 != "discarded_data" }.map { key in
             switch members[key] {
             case .string(let text)?: "\(key)=\(text)"

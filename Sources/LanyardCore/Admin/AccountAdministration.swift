@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 
 /// Why sessions were ended, as stored in `sessions.revoked_reason`, where a rule reads it back.
 public enum SessionEndReason {

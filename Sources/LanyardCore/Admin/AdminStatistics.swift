@@ -1,6 +1,7 @@
 import Foundation
 import LanyardStore
 import LanyardSupport
+import LanyardWire
 
 /// `GET /v1/admin/stats`: how many accounts, how active, and what happened per day over the last 30 days.
 public struct AdminStatistics: Sendable {
