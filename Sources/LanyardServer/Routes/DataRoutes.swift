@@ -1,5 +1,6 @@
 import Hummingbird
 import LanyardCore
+import LanyardWire
 import LanyardSupport
 
 /// `/v1/data/{collection}/{id}` (reference section 7).
@@ -16,17 +17,9 @@ struct DataRoutes {
         data.get(":collection", use: changes)
     }
 
-    struct PutBody: RequestBody {
-        let data: JSONValue
-
-        init(_ fields: BodyFields) throws {
-            data = try fields.value("data")
-        }
-    }
-
     @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(PutBody.self, from: request, limit: Self.bodyLimit,
+        let body = try await JSONBody.decode(DataRecordBody<JSONValue>.self, from: request, limit: Self.bodyLimit,
                                              statedLimit: DataRecords.maximumRecordBytes)
         let record = try await DataRecords(api.dependencies).put(
             collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",

@@ -28,7 +28,7 @@ struct GroupDataRoutes {
 
     @Sendable func put(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let body = try await JSONBody.decode(DataRoutes.PutBody.self, from: request, limit: DataRoutes.bodyLimit,
+        let body = try await JSONBody.decode(DataRecordBody<JSONValue>.self, from: request, limit: DataRoutes.bodyLimit,
                                              statedLimit: DataRecords.maximumRecordBytes)
         let record = try await data.put(context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
                                         id: context.parameters.get("id") ?? "", data: body.data,

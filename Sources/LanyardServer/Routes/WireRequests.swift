@@ -1,4 +1,5 @@
 import LanyardCore
+import LanyardSupport
 import LanyardWire
 
 // The request bodies of groups and merges are the contract's wire types (`LanyardWire/Groups.swift`,
@@ -68,5 +69,13 @@ extension MergeBody: RequestBody {
 extension AdminMergeBody: RequestBody {
     init(_ fields: BodyFields) throws {
         self.init(into: Identifiers.canonical(try fields.string("into")), from: Identifiers.canonical(try fields.string("from")))
+    }
+}
+
+/// `PUT …/data/{collection}/{id}`: the data as the strict parser read it (its depth and size are checked before
+/// anything is stored).
+extension DataRecordBody: RequestBody where Value == JSONValue {
+    init(_ fields: BodyFields) throws {
+        self.init(data: try fields.value("data"))
     }
 }
