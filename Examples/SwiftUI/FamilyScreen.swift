@@ -43,7 +43,7 @@ public struct FamilyScreen: View {
                 if let message { Section { Text(message).foregroundStyle(.red) } }
             }
             .navigationTitle("Family")
-            .navigationDestination(for: String.self) { id in
+            .navigationDestination(for: LanyardGroup.ID.self) { id in
                 FamilyDetail(groupID: id, families: families)
             }
             .refreshable { await families.refresh() }
@@ -59,7 +59,7 @@ public struct FamilyScreen: View {
 /// One family: its members, an invite to share, and Leave.
 @available(iOS 17, macOS 14, *)
 struct FamilyDetail: View {
-    let groupID: String
+    let groupID: LanyardGroup.ID
     let families: LanyardGroupsModel
     @State private var group: LanyardGroup?
     @State private var invite: GroupInvite?

@@ -21,7 +21,7 @@ struct GroupsCommand: AsyncParsableCommand {
                 let list = try await GroupAdministration(runtime.dependencies).groups(query: query, limit: limit)
                 if json { return try Output.json(list) }
                 Output.table(["ID", "NAME", "KIND", "MEMBERS", "CREATED"], list.groups.map {
-                    [$0.id, $0.name, $0.kind.rawValue, String($0.memberCount), Output.time($0.createdAt)]
+                    [$0.id.rawValue, $0.name, $0.kind.rawValue, String($0.memberCount), Output.time($0.createdAt)]
                 }, empty: "No groups match.")
             }
         }
@@ -42,11 +42,11 @@ struct GroupsCommand: AsyncParsableCommand {
                 print("\(group.kind) · \(group.memberCount) members · created \(Output.time(group.createdAt)) · "
                       + "on owner deleted: \(group.onOwnerDeleted)\n")
                 Output.table(["MEMBER", "NAME", "ROLE", "JOINED"], (group.members ?? []).map {
-                    [$0.userID, $0.displayName ?? "", $0.role.rawValue, Output.time($0.joinedAt)]
+                    [$0.userID.rawValue, $0.displayName ?? "", $0.role.rawValue, Output.time($0.joinedAt)]
                 }, empty: "No members.")
                 print("")
                 Output.table(["INVITE", "ROLE", "USES", "EXPIRES", "BY"], details.invites.map {
-                    [$0.id, $0.role.rawValue, "\($0.uses)/\($0.maxUses)", Output.time($0.expiresAt), $0.createdBy]
+                    [$0.id, $0.role.rawValue, "\($0.uses)/\($0.maxUses)", Output.time($0.expiresAt), $0.createdBy.rawValue]
                 }, empty: "No pending invites.")
             }
         }

@@ -32,7 +32,7 @@ public struct LanyardGroup: Sendable, Codable, Identifiable, Equatable {
     }
 
     /// Its id.
-    public var id: String
+    public var id: ID
     /// Its name.
     public var name: String
     /// A family or a team.
@@ -56,7 +56,7 @@ public struct LanyardGroup: Sendable, Codable, Identifiable, Equatable {
     /// let group = LanyardGroup(id: "g1", name: "Family", kind: .family, createdAt: .now, onOwnerDeleted: .transfer,
     ///                          membersCanInvite: false, memberCount: 1, role: .owner)
     /// ```
-    public init(id: String, name: String, kind: Kind, createdAt: Date, onOwnerDeleted: OwnerDeletion,
+    public init(id: ID, name: String, kind: Kind, createdAt: Date, onOwnerDeleted: OwnerDeletion,
                 membersCanInvite: Bool, memberCount: Int, role: GroupRole?, members: [GroupMember]? = nil) {
         (self.id, self.name, self.kind, self.createdAt) = (id, name, kind, createdAt)
         (self.onOwnerDeleted, self.membersCanInvite, self.memberCount) = (onOwnerDeleted, membersCanInvite, memberCount)
@@ -77,7 +77,7 @@ public struct LanyardGroup: Sendable, Codable, Identifiable, Equatable {
 /// ```
 public struct GroupMember: Sendable, Codable, Identifiable, Equatable {
     /// The member's account id.
-    public var userID: String
+    public var userID: User.ID
     /// The member's display name, if any (`null` when it has none).
     public var displayName: String?
     /// The role.
@@ -88,14 +88,14 @@ public struct GroupMember: Sendable, Codable, Identifiable, Equatable {
     public var email: String?
 
     /// Its id.
-    public var id: String { userID }
+    public var id: User.ID { userID }
 
     /// A member as the server answers it.
     ///
     /// ```swift
     /// let member = GroupMember(userID: "u1", displayName: "Ada", role: .owner, joinedAt: .now)
     /// ```
-    public init(userID: String, displayName: String?, role: GroupRole, joinedAt: Date, email: String? = nil) {
+    public init(userID: User.ID, displayName: String?, role: GroupRole, joinedAt: Date, email: String? = nil) {
         (self.userID, self.displayName, self.role, self.joinedAt, self.email) = (userID, displayName, role, joinedAt, email)
     }
 
@@ -137,7 +137,7 @@ public struct GroupInvite: Sendable, Codable, Identifiable, Equatable {
     /// When it stops working.
     public var expiresAt: Date
     /// The member who made it.
-    public var createdBy: String
+    public var createdBy: User.ID
 
     /// An invite as the server answers it.
     ///
@@ -145,7 +145,7 @@ public struct GroupInvite: Sendable, Codable, Identifiable, Equatable {
     /// let invite = GroupInvite(id: "i1", role: .member, maxUses: 1, uses: 0, expiresAt: .now, createdBy: "u1")
     /// ```
     public init(id: String, code: String? = nil, url: URL? = nil, role: GroupRole, maxUses: Int, uses: Int,
-                expiresAt: Date, createdBy: String) {
+                expiresAt: Date, createdBy: User.ID) {
         (self.id, self.code, self.url, self.role) = (id, code, url, role)
         (self.maxUses, self.uses, self.expiresAt, self.createdBy) = (maxUses, uses, expiresAt, createdBy)
     }
@@ -279,9 +279,9 @@ public struct CollectionPolicy: Sendable, Codable, Equatable {
 /// ```
 public struct GroupShare: Sendable, Codable, Equatable {
     /// The group.
-    public var groupID: String
+    public var groupID: LanyardGroup.ID
     /// The member's account id.
-    public var userID: String
+    public var userID: User.ID
     /// The collection.
     public var collection: String
 
@@ -290,7 +290,7 @@ public struct GroupShare: Sendable, Codable, Equatable {
     /// ```swift
     /// let share = GroupShare(groupID: "g1", userID: "u1", collection: "locations")
     /// ```
-    public init(groupID: String, userID: String, collection: String) {
+    public init(groupID: LanyardGroup.ID, userID: User.ID, collection: String) {
         (self.groupID, self.userID, self.collection) = (groupID, userID, collection)
     }
 
@@ -424,10 +424,10 @@ public struct MemberBody: Sendable, Codable, Equatable {
 /// let body = TransferBody(userID: newOwner)
 /// ```
 public struct TransferBody: Sendable, Codable, Equatable {
-    public var userID: String
+    public var userID: User.ID
 
     /// A body.
-    public init(userID: String) { self.userID = userID }
+    public init(userID: User.ID) { self.userID = userID }
 
     enum CodingKeys: String, CodingKey { case userID = "user_id" }
 }

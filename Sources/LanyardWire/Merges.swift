@@ -71,9 +71,9 @@ public struct MergeResult: Sendable, Codable, Equatable {
     /// The merge's id (`nil` for a dry run).
     public var mergeID: String?
     /// The account that remains.
-    public var into: String
+    public var into: User.ID
     /// The account merged into it.
-    public var from: String
+    public var from: User.ID
     /// Providers whose sign-in moved to the account that remains.
     public var identitiesMoved: [String] = []
     /// Providers let go (`release`).
@@ -94,7 +94,7 @@ public struct MergeResult: Sendable, Codable, Equatable {
     /// ```swift
     /// var result = MergeResult(mergeID: "m1", into: survivor, from: absorbed)
     /// ```
-    public init(mergeID: String?, into: String, from: String) {
+    public init(mergeID: String?, into: User.ID, from: User.ID) {
         (self.mergeID, self.into, self.from) = (mergeID, into, from)
     }
 

@@ -101,6 +101,10 @@ public struct DataChanges<Value: Codable & Sendable>: Sendable, Codable {
 public struct ChangeRecord<Value: Codable & Sendable>: Sendable, Codable {
     public var collection: String
     public var id: String
+    /// The change's place in its collection: the `next_cursor` of that collection's own changes (`GET
+    /// /v1/data/{collection}?since=`, or the group's, or the shared collection's) just after it. A client that reads
+    /// a collection's changes by page and then live from the feed knows by it which it has seen.
+    public var collectionCursor: String?
     public var version: Int
     public var updatedAt: Date
     public var deleted: Bool
@@ -113,9 +117,11 @@ public struct ChangeRecord<Value: Codable & Sendable>: Sendable, Codable {
     public var updatedBy: String?
 
     /// A change.
-    public init(collection: String, id: String, version: Int, updatedAt: Date, deleted: Bool, data: Value?,
-                groupID: String? = nil, sharedBy: String? = nil, createdBy: String? = nil, updatedBy: String? = nil) {
+    public init(collection: String, id: String, collectionCursor: String? = nil, version: Int, updatedAt: Date,
+                deleted: Bool, data: Value?, groupID: String? = nil, sharedBy: String? = nil, createdBy: String? = nil,
+                updatedBy: String? = nil) {
         (self.collection, self.id, self.version, self.updatedAt, self.deleted) = (collection, id, version, updatedAt, deleted)
+        self.collectionCursor = collectionCursor
         (self.data, self.groupID, self.sharedBy) = (data, groupID, sharedBy)
         (self.createdBy, self.updatedBy) = (createdBy, updatedBy)
     }
@@ -123,7 +129,7 @@ public struct ChangeRecord<Value: Codable & Sendable>: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case collection, id, version, deleted, data
         case updatedAt = "updated_at", groupID = "group_id", sharedBy = "shared_by"
-        case createdBy = "created_by", updatedBy = "updated_by"
+        case createdBy = "created_by", updatedBy = "updated_by", collectionCursor = "collection_cursor"
     }
 
     /// `data`, `group_id` and `shared_by` always (`null` where none); a group record's authors.
@@ -131,6 +137,7 @@ public struct ChangeRecord<Value: Codable & Sendable>: Sendable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(collection, forKey: .collection)
         try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(collectionCursor, forKey: .collectionCursor)
         try container.encode(version, forKey: .version)
         try container.encode(updatedAt, forKey: .updatedAt)
         try container.encode(deleted, forKey: .deleted)

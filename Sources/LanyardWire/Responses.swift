@@ -22,7 +22,7 @@ public struct SessionResponse: Sendable, Equatable, Codable {
     /// Whether this sign-in made the account.
     public var isNewUser: Bool
     /// The guest account merged into this one by this sign-in, if any.
-    public var mergedFrom: String?
+    public var mergedFrom: User.ID?
 
     /// Builds an answer; `linkedProviders` follows from the user's identities.
     ///
@@ -30,7 +30,7 @@ public struct SessionResponse: Sendable, Equatable, Codable {
     /// let answer = SessionResponse(accessToken: "…", expiresIn: 900, refreshToken: "…", user: user, isNewUser: true)
     /// ```
     public init(accessToken: String, expiresIn: Int, refreshToken: String, user: User, isNewUser: Bool,
-                mergedFrom: String? = nil) {
+                mergedFrom: User.ID? = nil) {
         self.accessToken = accessToken
         tokenType = "Bearer"
         self.expiresIn = expiresIn

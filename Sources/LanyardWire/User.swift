@@ -9,7 +9,7 @@ import Foundation
 /// ```
 public struct User: Sendable, Equatable, Codable, Identifiable {
     /// The account's id; it never changes, also not when a guest signs in.
-    public var id: String
+    public var id: ID
     /// When the account was made.
     public var createdAt: Date
     /// A guest: no sign-in method yet.
@@ -49,7 +49,7 @@ public struct User: Sendable, Equatable, Codable, Identifiable {
     /// ```swift
     /// let preview = User(id: "1", createdAt: .now, isAnonymous: true)
     /// ```
-    public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil, email: String? = nil,
+    public init(id: ID, createdAt: Date, isAnonymous: Bool, displayName: String? = nil, email: String? = nil,
                 identities: [Identity] = []) {
         self.id = id
         self.createdAt = createdAt

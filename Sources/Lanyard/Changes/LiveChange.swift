@@ -39,9 +39,11 @@ public struct LiveChange: Sendable, Equatable {
     /// A deletion (the record is a tombstone).
     public var isDeleted: Bool
     /// The group the record belongs to; nil for the account's own records.
-    public var groupID: String?
+    public var groupID: LanyardGroup.ID?
     /// For a collection another member shares with a group: that member; nil otherwise.
-    public var sharedBy: String?
+    public var sharedBy: User.ID?
+    /// The change's place in its collection's own changes (what `LanyardCollection.changes(since:)` takes).
+    public var collectionCursor: String?
     /// The place of this change in the feed: pass it to `changes(since:)` to resume after it.
     public var cursor: String
     /// The record's JSON object; nil for a deletion.
@@ -69,7 +71,8 @@ public struct LiveChange: Sendable, Equatable {
         default: return nil
         }
         (collection, id, version, updatedAt, isDeleted) = (object["collection"] as? String ?? "", "", 0, Date(), true)
-        (groupID, sharedBy, self.cursor, data) = (group, object["shared_by"] as? String, cursor, nil)
+        (groupID, sharedBy, self.cursor, data) = (LanyardGroup.ID(group), (object["shared_by"] as? String).map { User.ID($0) },
+                                                  cursor, nil)
     }
 
     /// The change an event of the stream carries (a `ChangeRecord`), or nil when it is not one.
@@ -82,8 +85,9 @@ public struct LiveChange: Sendable, Equatable {
         version = change.version
         updatedAt = change.updatedAt
         isDeleted = change.deleted
-        groupID = change.groupID
-        sharedBy = change.sharedBy
+        groupID = change.groupID.map { LanyardGroup.ID($0) }
+        sharedBy = change.sharedBy.map { User.ID($0) }
+        collectionCursor = change.collectionCursor
         self.cursor = cursor
         data = change.data.map { Data($0.text.utf8) }
     }

@@ -5,11 +5,14 @@ import FoundationNetworking
 #endif
 
 extension LanyardClient {
-    /// The account's changes, across its collections, first those since `cursor` and then live as other devices
-    /// make them. Reconnects by itself (with growing, jittered pauses) after a dropped connection or a restarting
-    /// server, refreshes the session when the server says its token expired, and resumes after the last change it
-    /// delivered, so nothing is lost and nothing comes twice. That cursor is kept in the client's storage, for this
-    /// account, so the next launch resumes too.
+    /// The account's changes, across its collections and groups, first those since `cursor` and then live as other
+    /// devices make them. Reconnects by itself (with growing, jittered pauses) after a dropped connection or a
+    /// restarting server, refreshes the session when the server says its token expired, and resumes after the last
+    /// change it delivered, so nothing is lost and nothing comes twice.
+    ///
+    /// Without `cursor` it joins the client's one live connection (shared with every collection's `changes()`),
+    /// which resumes from the place kept in the client's storage for this account (the beginning the first time on a
+    /// device). With a `cursor` it reads from there on a connection of its own, and keeps no place.
     ///
     /// ```swift
     /// let changes = client.changes()
@@ -19,12 +22,10 @@ extension LanyardClient {
     /// }
     /// ```
     ///
-    /// - Parameter cursor: where to start; nil resumes after the last change delivered to a previous `changes()`
-    ///   of this account on this device (the beginning the first time).
     /// - Returns: the changes; iterating ends (nil) when another stream of the account replaced this one, and
     ///   throws when the session is over (`.invalidRefreshToken`, `.accountDisabled`, …: the client signed out).
     public nonisolated func changes(since cursor: String? = nil) -> LiveChanges {
-        LiveChanges(client: self, since: cursor, scope: "", filter: { _ in true })
+        LiveChanges(client: self, source: cursor.map { .own(since: $0) } ?? .shared)
     }
 }
 
@@ -36,18 +37,19 @@ extension LanyardClient {
 public struct LiveChanges: AsyncSequence, Sendable {
     public typealias Element = LiveChange
 
+    /// The client's shared connection, or one of its own from a cursor.
+    enum Source: Sendable {
+        case shared
+        case own(since: String)
+    }
+
     let client: LanyardClient
-    let since: String?
-    /// Which consumer's cursor this is, beside the account: "" for the whole feed, the collection's name for one.
-    let scope: String
-    let filter: @Sendable (LiveChange) -> Bool
+    let source: Source
     private let state = LiveState()
 
-    init(client: LanyardClient, since: String?, scope: String, filter: @escaping @Sendable (LiveChange) -> Bool) {
+    init(client: LanyardClient, source: Source) {
         self.client = client
-        self.since = since
-        self.scope = scope
-        self.filter = filter
+        self.source = source
     }
 
     /// Whether the feed has caught up and is delivering changes as they happen; false while catching up and while
@@ -56,167 +58,211 @@ public struct LiveChanges: AsyncSequence, Sendable {
     /// ```swift
     /// statusLabel.text = changes.isLive ? "Up to date" : "Syncing…"
     /// ```
-    public var isLive: Bool { state.isLive }
-
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(feed: self)
+    public var isLive: Bool {
+        switch source {
+        case .shared: client.liveFeed.isLive
+        case .own: state.isLive
+        }
     }
 
-    /// Reads the stream, reconnecting as needed.
-    public struct Iterator: AsyncIteratorProtocol {
-        let feed: LiveChanges
-        private var connection: EventSourceConnection?
-        private var events: AsyncThrowingStream<ServerSentEvent, any Error>.Iterator?
-        private var cursor: String?
-        private var account: String?
-        private var started = false
-        private var bearer: String?
-        private var failures = 0
-        private var refusedOnce = false
-        private var finished = false
+    public func makeAsyncIterator() -> Iterator {
+        switch source {
+        case .shared: Iterator(shared: client.liveFeed.watch(wholeFeed: true) { _ in true }.makeAsyncIterator())
+        case .own(let since): Iterator(own: FeedReader(client: client, since: since, persistsCursor: false, live: state))
+        }
+    }
 
-        init(feed: LiveChanges) {
-            self.feed = feed
-            cursor = feed.since
+    /// Reads the shared connection's changes, or a connection of its own.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var shared: AsyncThrowingStream<LiveChange, any Error>.AsyncIterator?
+        private var own: FeedReader?
+
+        init(shared: AsyncThrowingStream<LiveChange, any Error>.AsyncIterator) {
+            self.shared = shared
+        }
+
+        init(own: FeedReader) {
+            self.own = own
         }
 
         public mutating func next() async throws -> LiveChange? {
-            while !finished {
-                try Task.checkCancellation()
-                do {
-                    if events == nil { try await connect() }
-                    guard let event = try await events?.next() else {
-                        // Closed without an `end`: the connection dropped.
-                        try await reconnectAfterPause()
-                        continue
-                    }
-                    if let change = try await handle(event) { return change }
-                } catch let error as LanyardError {
-                    disconnect()
-                    try await recover(from: error)
-                }
-            }
-            return nil
-        }
-
-        /// A change to deliver, or nil when the event was about the stream itself.
-        private mutating func handle(_ event: ServerSentEvent) async throws -> LiveChange? {
-            switch event.name {
-            case "change":
-                guard let change = LiveChange(event: event) else { return nil }
-                remember(change.cursor)
-                (failures, refusedOnce) = (0, false)
-                return feed.filter(change) ? change : nil
-            case "group_removed", "share_removed", "access_removed":
-                guard let removal = LiveChange(removal: event) else { return nil }
-                remember(removal.cursor)
-                return feed.filter(removal) ? removal : nil
-            case "ready":
-                feed.state.isLive = true
-                (failures, refusedOnce) = (0, false)
-            case "token_expiring":
-                _ = try? await feed.client.accessToken()
-            case "end":
-                disconnect()
-                let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any]
-                try await ended(reason: object?["reason"] as? String ?? "")
-            default:
-                break
-            }
-            return nil
-        }
-
-        /// What each `end` reason asks of the client.
-        private mutating func ended(reason: String) async throws {
-            switch reason {
-            case "token_expired":
-                if let bearer { _ = try await feed.client.refreshedSession(replacing: bearer) }
-            case "shutdown":
-                // The instance is stopping: another answers at once behind a load balancer.
-                try await Task.sleep(for: .milliseconds(Int64.random(in: 50...500)))
-            case "replaced":
-                finished = true
-            case "resync_required":
-                cursor = nil
-                remember(nil)
-            case "account_deleted":
-                await feed.client.endSession(ifStillUsing: bearer, because: .accountDeleted)
-                throw LanyardError.notSignedIn
-            case "account_disabled":
-                await feed.client.endSession(ifStillUsing: bearer, because: .accountDisabled)
-                throw LanyardError.accountDisabled
-            default:
-                // signed_out, account_merged: this session is over. A client that holds another one (a guest's
-                // device that signed in to the account it merged into) goes on with it; otherwise the refresh
-                // tells, and signs the client out when the session ended.
-                if let bearer, let current = try? await feed.client.accessToken(), current != bearer { return }
-                if let bearer { _ = try await feed.client.refreshedSession(replacing: bearer) }
-            }
-        }
-
-        private mutating func connect() async throws {
-            let token = try await feed.client.accessToken()
-            let user = feed.client.user?.id
-            if account != user || !started {
-                // The first connection starts at `since` or where this device left off; a client that now holds
-                // another account (a guest merged into it) goes on from that account's own place.
-                account = user
-                if started || feed.since == nil { cursor = storedCursor() }
-                started = true
-            }
-            var request = URLRequest(url: feed.client.url.appendingPathComponent("v1/changes/stream"))
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-            request.setValue(Transport.clientInfo, forHTTPHeaderField: "X-Client-Info")
-            if let cursor { request.setValue(cursor, forHTTPHeaderField: "Last-Event-ID") }
-            let connection = EventSourceConnection(request: request)
-            self.connection = connection
-            events = connection.events.makeAsyncIterator()
-            bearer = token
-        }
-
-        private mutating func disconnect() {
-            connection?.cancel()
-            connection = nil
-            events = nil
-            feed.state.isLive = false
-        }
-
-        /// Network trouble and a busy or restarting server are waited out; a refused token is refreshed once; the
-        /// session's end is thrown.
-        private mutating func recover(from error: LanyardError) async throws {
-            switch error {
-            case .unauthorized where !refusedOnce:
-                refusedOnce = true
-                if let bearer { _ = try await feed.client.refreshedSession(replacing: bearer) }
-            case .network, .serviceUnavailable, .providerUnavailable, .invalidResponse, .server, .rateLimited:
-                try await reconnectAfterPause()
-            default:
+            if shared != nil { return try await shared?.next() }
+            do {
+                let change = try await own?.next()
+                if change == nil { own?.close() }
+                return change
+            } catch {
+                own?.close()
                 throw error
             }
         }
+    }
+}
 
-        /// Waits 0.25 s, doubling with each failure in a row up to 30 s, each pause between half and all of it.
-        private mutating func reconnectAfterPause() async throws {
+/// Reads `GET /v1/changes/stream` for one consumer, reconnecting as needed: the loop behind the shared connection
+/// (`LiveFeed`) and behind `changes(since:)` from a cursor.
+struct FeedReader {
+    let client: LanyardClient
+    /// Whether the place reached is kept in the client's storage (the shared connection's, per account).
+    let persistsCursor: Bool
+    let live: LiveState
+    private let since: String?
+    private var connection: EventSourceConnection?
+    private var events: AsyncThrowingStream<ServerSentEvent, any Error>.Iterator?
+    private var cursor: String?
+    private var account: User.ID?
+    private var started = false
+    private var bearer: String?
+    private var failures = 0
+    private var refusedOnce = false
+    private var finished = false
+
+    init(client: LanyardClient, since: String?, persistsCursor: Bool, live: LiveState) {
+        (self.client, self.since, self.persistsCursor, self.live) = (client, since, persistsCursor, live)
+        cursor = since
+    }
+
+    /// The next change, or nil when another stream of the account replaced this one.
+    mutating func next() async throws -> LiveChange? {
+        while !finished {
+            try Task.checkCancellation()
+            do {
+                if events == nil { try await connect() }
+                guard let event = try await events?.next() else {
+                    // Closed without an `end`: the connection dropped.
+                    try await reconnectAfterPause()
+                    continue
+                }
+                if let change = try await handle(event) { return change }
+            } catch let error as LanyardError {
+                disconnect()
+                try await recover(from: error)
+            }
+        }
+        return nil
+    }
+
+    mutating func close() {
+        disconnect()
+    }
+
+    /// A change to deliver, or nil when the event was about the stream itself.
+    private mutating func handle(_ event: ServerSentEvent) async throws -> LiveChange? {
+        switch event.name {
+        case "change":
+            guard let change = LiveChange(event: event) else { return nil }
+            remember(change.cursor)
+            (failures, refusedOnce) = (0, false)
+            return change
+        case "group_removed", "share_removed", "access_removed":
+            guard let removal = LiveChange(removal: event) else { return nil }
+            remember(removal.cursor)
+            return removal
+        case "ready":
+            live.isLive = true
+            (failures, refusedOnce) = (0, false)
+        case "token_expiring":
+            _ = try? await client.accessToken()
+        case "end":
             disconnect()
-            failures += 1
-            let ceiling = Swift.min(30, 0.25 * pow(2, Double(Swift.min(failures, 10) - 1)))
-            try await Task.sleep(for: .milliseconds(Int64(Double.random(in: ceiling / 2...ceiling) * 1000)))
+            let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any]
+            try await ended(reason: object?["reason"] as? String ?? "")
+        default:
+            break
         }
+        return nil
+    }
 
-        private var storageKey: String? {
-            account.map { "changes.\($0)" + (feed.scope.isEmpty ? "" : ".\(feed.scope)") }
+    /// What each `end` reason asks of the client.
+    private mutating func ended(reason: String) async throws {
+        switch reason {
+        case "token_expired":
+            if let bearer { _ = try await client.refreshedSession(replacing: bearer) }
+        case "shutdown":
+            // The instance is stopping: another answers at once behind a load balancer.
+            try await Task.sleep(for: .milliseconds(Int64.random(in: 50...500)))
+        case "replaced":
+            finished = true
+        case "resync_required":
+            remember(nil)
+        case "account_deleted":
+            await client.endSession(ifStillUsing: bearer, because: .accountDeleted)
+            throw LanyardError.notSignedIn
+        case "account_disabled":
+            await client.endSession(ifStillUsing: bearer, because: .accountDisabled)
+            throw LanyardError.accountDisabled
+        default:
+            // signed_out, account_merged: this session is over. A client that holds another one (a guest's
+            // device that signed in to the account it merged into) goes on with it; otherwise the refresh
+            // tells, and signs the client out when the session ended.
+            if let bearer, let current = try? await client.accessToken(), current != bearer { return }
+            if let bearer { _ = try await client.refreshedSession(replacing: bearer) }
         }
+    }
 
-        private func storedCursor() -> String? {
-            guard let storageKey else { return nil }
-            return (try? feed.client.storage.data(forKey: storageKey)).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+    private mutating func connect() async throws {
+        let token = try await client.accessToken()
+        let user = client.user?.id
+        if account != user || !started {
+            // The shared connection starts where this device left off, else at `since`; one of its own at `since`. A
+            // client that now holds another account (a guest merged into it) goes on from that account's own place.
+            account = user
+            cursor = persistsCursor ? (storedCursor() ?? since) : (started ? nil : since)
+            started = true
         }
+        var request = URLRequest(url: client.url.appendingPathComponent("v1/changes/stream"))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue(Transport.clientInfo, forHTTPHeaderField: "X-Client-Info")
+        if let cursor { request.setValue(cursor, forHTTPHeaderField: "Last-Event-ID") }
+        let connection = EventSourceConnection(request: request)
+        self.connection = connection
+        events = connection.events.makeAsyncIterator()
+        bearer = token
+    }
 
-        private mutating func remember(_ cursor: String?) {
-            self.cursor = cursor
-            if let storageKey { try? feed.client.storage.setData(cursor.map { Data($0.utf8) }, forKey: storageKey) }
+    private mutating func disconnect() {
+        connection?.cancel()
+        connection = nil
+        events = nil
+        live.isLive = false
+    }
+
+    /// Network trouble and a busy or restarting server are waited out; a refused token is refreshed once; the
+    /// session's end is thrown.
+    private mutating func recover(from error: LanyardError) async throws {
+        switch error {
+        case .unauthorized where !refusedOnce:
+            refusedOnce = true
+            if let bearer { _ = try await client.refreshedSession(replacing: bearer) }
+        case .network, .serviceUnavailable, .providerUnavailable, .invalidResponse, .server, .rateLimited:
+            try await reconnectAfterPause()
+        default:
+            throw error
         }
+    }
+
+    /// Waits 0.25 s, doubling with each failure in a row up to 30 s, each pause between half and all of it.
+    private mutating func reconnectAfterPause() async throws {
+        disconnect()
+        failures += 1
+        let ceiling = Swift.min(30, 0.25 * pow(2, Double(Swift.min(failures, 10) - 1)))
+        try await Task.sleep(for: .milliseconds(Int64(Double.random(in: ceiling / 2...ceiling) * 1000)))
+    }
+
+    private var storageKey: String? {
+        guard persistsCursor else { return nil }
+        return account.map { "changes.\($0)" }
+    }
+
+    private func storedCursor() -> String? {
+        guard let storageKey else { return nil }
+        return (try? client.storage.data(forKey: storageKey)).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    private mutating func remember(_ cursor: String?) {
+        self.cursor = cursor
+        if let storageKey { try? client.storage.setData(cursor.map { Data($0.utf8) }, forKey: storageKey) }
     }
 }
 

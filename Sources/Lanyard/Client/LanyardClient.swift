@@ -53,6 +53,8 @@ public actor LanyardClient {
     let storage: any SessionStore
     let options: Options
     let hub: EventHub
+    /// The one live connection to the account's change feed, shared by every watcher.
+    nonisolated let liveFeed = LiveFeed()
     var session: StoredSession?
     var refreshTask: Task<StoredSession, any Error>?
 
@@ -75,6 +77,7 @@ public actor LanyardClient {
             .flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
         session = restored
         hub = EventHub(user: restored?.user)
+        liveFeed.attach(self)
     }
 
     // MARK: State

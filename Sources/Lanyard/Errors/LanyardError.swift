@@ -78,7 +78,7 @@ public enum LanyardError: Error, Sendable, Equatable {
     /// operator reverted the merge this request made; it is not answered again).
     case mergeConflict(reason: String, mergedInto: String?, providers: [String])
     /// `ACCOUNT_MERGED`: this account was merged into `into` on another device. The client has signed out.
-    case accountMerged(into: String)
+    case accountMerged(into: User.ID)
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -215,7 +215,7 @@ extension LanyardError {
         case "MERGE_CONFLICT":
             return .mergeConflict(reason: error.details?.reason ?? "", mergedInto: error.details?.mergedInto,
                                   providers: error.details?.providers ?? [])
-        case "ACCOUNT_MERGED": return .accountMerged(into: error.details?.mergedInto ?? "")
+        case "ACCOUNT_MERGED": return .accountMerged(into: User.ID(error.details?.mergedInto ?? ""))
         default: return .server(status: status, code: error.code, message: error.message)
         }
     }

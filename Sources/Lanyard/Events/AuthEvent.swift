@@ -26,7 +26,7 @@ public enum AuthEvent: Sendable, Equatable {
     /// A sign-in method was unlinked.
     case unlinked(Provider)
     /// The guest account `from` was merged into the account now signed in (its data came along).
-    case merged(from: String)
+    case merged(from: User.ID)
 }
 
 /// Why the client signed out.
@@ -47,5 +47,5 @@ public enum SignOutReason: Sendable, Equatable {
     /// An operator disabled the account (`ACCOUNT_DISABLED`).
     case accountDisabled
     /// The account was merged into another (`ACCOUNT_MERGED`, from another device): sign in again to reach `into`.
-    case accountMerged(into: String)
+    case accountMerged(into: User.ID)
 }

@@ -47,7 +47,7 @@ public struct LanyardGroups: Sendable {
     /// let family = try await client.groups.group(familyID)
     /// print(family.members?.map(\.displayName))
     /// ```
-    public func group(_ id: String) async throws -> LanyardGroup {
+    public func group(_ id: LanyardGroup.ID) async throws -> LanyardGroup {
         try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(id)"), as: LanyardGroup.self)
     }
 
@@ -57,7 +57,7 @@ public struct LanyardGroups: Sendable {
     /// try await client.groups.update(family.id, name: "Smith family", membersCanInvite: true)
     /// ```
     @discardableResult
-    public func update(_ id: String, name: String? = nil, onOwnerDeleted: LanyardGroup.OwnerDeletion? = nil,
+    public func update(_ id: LanyardGroup.ID, name: String? = nil, onOwnerDeleted: LanyardGroup.OwnerDeletion? = nil,
                        membersCanInvite: Bool? = nil) async throws -> LanyardGroup {
         try await send("PATCH", "v1/groups/\(id)", GroupSettingsBody(name: name, onOwnerDeleted: onOwnerDeleted,
                                                                     membersCanInvite: membersCanInvite))
@@ -68,7 +68,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.dissolve(family.id)
     /// ```
-    public func dissolve(_ id: String) async throws {
+    public func dissolve(_ id: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("DELETE", "v1/groups/\(id)"))
     }
 
@@ -78,7 +78,7 @@ public struct LanyardGroups: Sendable {
     /// let invite = try await client.groups.invite(to: family.id, role: .member, maxUses: 3)
     /// shareSheet(invite.url!)
     /// ```
-    public func invite(to groupID: String, role: GroupRole = .member, maxUses: Int = 1,
+    public func invite(to groupID: LanyardGroup.ID, role: GroupRole = .member, maxUses: Int = 1,
                        expiresIn: TimeInterval = 7 * 86_400) async throws -> GroupInvite {
         try await send("POST", "v1/groups/\(groupID)/invites",
                        InviteBody(role: role, maxUses: maxUses, expiresIn: Int(expiresIn)))
@@ -89,7 +89,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// let pending = try await client.groups.invites(in: family.id)
     /// ```
-    public func invites(in groupID: String) async throws -> [GroupInvite] {
+    public func invites(in groupID: LanyardGroup.ID) async throws -> [GroupInvite] {
         try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/invites"), as: InviteList.self).invites
     }
 
@@ -98,7 +98,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.revokeInvite(invite.id, in: family.id)
     /// ```
-    public func revokeInvite(_ inviteID: String, in groupID: String) async throws {
+    public func revokeInvite(_ inviteID: String, in groupID: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("DELETE", "v1/groups/\(groupID)/invites/\(inviteID)"))
     }
 
@@ -129,7 +129,7 @@ public struct LanyardGroups: Sendable {
     /// try await client.groups.setRole(.admin, of: member.userID, in: family.id)
     /// ```
     @discardableResult
-    public func setRole(_ role: GroupRole, of userID: String, in groupID: String) async throws -> GroupMember {
+    public func setRole(_ role: GroupRole, of userID: User.ID, in groupID: LanyardGroup.ID) async throws -> GroupMember {
         try await send("PATCH", "v1/groups/\(groupID)/members/\(userID)", MemberBody(role: role))
     }
 
@@ -139,7 +139,7 @@ public struct LanyardGroups: Sendable {
     /// try await client.groups.shareEmail(true, in: family.id)
     /// ```
     @discardableResult
-    public func shareEmail(_ share: Bool, in groupID: String) async throws -> GroupMember {
+    public func shareEmail(_ share: Bool, in groupID: LanyardGroup.ID) async throws -> GroupMember {
         try await send("PATCH", "v1/groups/\(groupID)/members/me", MemberBody(shareEmail: share))
     }
 
@@ -148,7 +148,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.remove(member.userID, from: family.id)
     /// ```
-    public func remove(_ userID: String, from groupID: String) async throws {
+    public func remove(_ userID: User.ID, from groupID: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("DELETE", "v1/groups/\(groupID)/members/\(userID)"))
     }
 
@@ -157,7 +157,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.leave(family.id)
     /// ```
-    public func leave(_ groupID: String) async throws {
+    public func leave(_ groupID: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("POST", "v1/groups/\(groupID)/leave"))
     }
 
@@ -167,7 +167,7 @@ public struct LanyardGroups: Sendable {
     /// try await client.groups.transfer(family.id, to: partner.userID)
     /// ```
     @discardableResult
-    public func transfer(_ groupID: String, to userID: String) async throws -> LanyardGroup {
+    public func transfer(_ groupID: LanyardGroup.ID, to userID: User.ID) async throws -> LanyardGroup {
         try await send("POST", "v1/groups/\(groupID)/transfer", TransferBody(userID: userID))
     }
 
@@ -176,7 +176,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.setPolicy(GroupPolicy(write: .author), for: "chores", in: family.id)
     /// ```
-    public func setPolicy(_ policy: GroupPolicy, for collection: String, in groupID: String) async throws {
+    public func setPolicy(_ policy: GroupPolicy, for collection: String, in groupID: LanyardGroup.ID) async throws {
         let _: CollectionPolicy = try await send("PUT", "v1/groups/\(groupID)/policies/\(collection)",
                                                  PolicyBody(read: policy.read, write: policy.write))
     }
@@ -186,7 +186,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.share("locations", with: family.id)
     /// ```
-    public func share(_ collection: String, with groupID: String) async throws {
+    public func share(_ collection: String, with groupID: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("PUT", "v1/groups/\(groupID)/shares/\(collection)"))
     }
 
@@ -195,7 +195,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// try await client.groups.unshare("locations", from: family.id)
     /// ```
-    public func unshare(_ collection: String, from groupID: String) async throws {
+    public func unshare(_ collection: String, from groupID: LanyardGroup.ID) async throws {
         try await client.sendAuthorized(APIRequest("DELETE", "v1/groups/\(groupID)/shares/\(collection)"))
     }
 
@@ -204,7 +204,7 @@ public struct LanyardGroups: Sendable {
     /// ```swift
     /// let shared = try await client.groups.shares(in: family.id)
     /// ```
-    public func shares(in groupID: String) async throws -> [GroupShare] {
+    public func shares(in groupID: LanyardGroup.ID) async throws -> [GroupShare] {
         try await client.sendAuthorized(APIRequest("GET", "v1/groups/\(groupID)/shares"), as: ShareList.self).shares
     }
 

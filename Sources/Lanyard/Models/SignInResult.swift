@@ -11,5 +11,5 @@ public struct SignInResult: Sendable, Equatable {
     public var isNewUser: Bool
     /// The id of the guest account whose data was merged into `user`, when the guest's sign-in method already
     /// had an account.
-    public var mergedFrom: String?
+    public var mergedFrom: User.ID?
 }

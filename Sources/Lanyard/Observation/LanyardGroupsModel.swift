@@ -94,7 +94,7 @@ public final class LanyardGroupsModel {
     /// ```swift
     /// try await families.leave(family.id)
     /// ```
-    public func leave(_ groupID: String) async throws {
+    public func leave(_ groupID: LanyardGroup.ID) async throws {
         try await client.groups.leave(groupID)
         groups.removeAll { $0.id == groupID }
     }

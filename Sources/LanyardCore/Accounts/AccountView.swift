@@ -12,7 +12,7 @@ import LanyardWire
 extension User {
     /// the reference's `User` from the account's row and its identities in link order.
     public init(user: UserRecord, identities: [IdentityRecord]) {
-        self.init(id: user.id, createdAt: user.createdAt, isAnonymous: user.isAnonymous, displayName: user.displayName,
+        self.init(id: User.ID(user.id), createdAt: user.createdAt, isAnonymous: user.isAnonymous, displayName: user.displayName,
                   // The primary (first linked) identity's email; other identities may carry other emails, which is normal.
                   email: identities.lazy.compactMap(\.email).first,
                   // In link order the first is the primary: the one the account was created or upgraded with, or the
@@ -61,7 +61,7 @@ extension User: JSONWritable {
 
     /// The members without the braces, so `GET /v1/users/me` can add `linked_providers` beside them.
     func writeMembers(to json: inout JSONWriter) {
-        json.key("id"); json.string(id)
+        json.key("id"); json.string(id.rawValue)
         json.key("created_at"); json.date(createdAt)
         json.key("is_anonymous"); json.bool(isAnonymous)
         json.key("display_name"); json.string(displayName)
@@ -80,7 +80,7 @@ extension SessionResponse: JSONWritable {
             json.key("user"); json.value(user)
             json.key("linked_providers"); json.strings(linkedProviders.map(\.rawValue))
             json.key("is_new_user"); json.bool(isNewUser)
-            json.key("merged_from"); json.string(mergedFrom)
+            json.key("merged_from"); json.string(mergedFrom?.rawValue)
         }
     }
 }
@@ -134,7 +134,7 @@ public struct IssuedSession: JSONWritable, Sendable {
     init(tokens: IssuedTokens, user: User, isNewUser: Bool, mergedFrom: String? = nil) {
         answer = SessionResponse(accessToken: tokens.accessToken, expiresIn: tokens.expiresIn,
                                  refreshToken: tokens.refreshToken, user: user, isNewUser: isNewUser,
-                                 mergedFrom: mergedFrom)
+                                 mergedFrom: mergedFrom.map { User.ID($0) })
         sessionID = tokens.sessionID
         authTime = tokens.authTime
         method = tokens.method

@@ -123,11 +123,14 @@ public struct FeedChange: JSONWritable, Sendable {
     public let record: DataRecord<JSONText>
     public let source: FeedSource
     public let sequence: Int64
+    /// The record's place in its collection's own changes (`change_seq`).
+    public let collectionSequence: Int64
 
     init(_ row: RecordRow, source: FeedSource = .personal) {
         record = DataRecord(row)
         self.source = source
         sequence = row.feedSequence
+        collectionSequence = row.changeSequence
     }
 
     /// The change as the API shows it.
@@ -137,7 +140,8 @@ public struct FeedChange: JSONWritable, Sendable {
         case .group(let id): (id, nil)
         case .share(let group, let member, _): (group, member)
         }
-        return ChangeRecord(collection: record.collection ?? "", id: record.id, version: record.version,
+        return ChangeRecord(collection: record.collection ?? "", id: record.id,
+                            collectionCursor: String(collectionSequence), version: record.version,
                             updatedAt: record.updatedAt, deleted: record.deleted == true, data: record.data,
                             groupID: group, sharedBy: sharer, createdBy: record.createdBy, updatedBy: record.updatedBy)
     }
@@ -234,6 +238,23 @@ public struct ChangeFeed: Sendable {
 
     public init(_ dependencies: CoreDependencies) {
         self.dependencies = dependencies
+    }
+
+    /// What `since=now` asks for: the feed's end as it is, so a reader that has everything it needs (a client whose
+    /// collections catch up on their own) starts with what happens next.
+    public static let now = "now"
+
+    /// The place after every change the account's feed holds now.
+    public func end(userID: String) async throws -> FeedCursor {
+        try await dependencies.database.read { connection in
+            let sources = try await Self.sources(userID: userID, connection)
+            var cursor = FeedCursor.start
+            for source in sources.all {
+                let (store, owner, _) = Self.location(of: source, userID: userID)
+                cursor = cursor.advanced(source, to: try await RecordStore(connection, store).lastFeedSequence(ownerID: owner))
+            }
+            return cursor
+        }
     }
 
     /// `since` as an app sent it: absent or empty is the beginning; anything else must be a cursor this feed issued.

@@ -50,6 +50,7 @@ extension ChangeRecord: JSONWritable where Value == JSONText {
         writer.object { json in
             json.key("collection"); json.string(collection)
             json.key("id"); json.string(id)
+            if let collectionCursor { json.key("collection_cursor"); json.string(collectionCursor) }
             json.key("version"); json.integer(Int64(version))
             json.key("updated_at"); json.date(updatedAt)
             json.key("deleted"); json.bool(deleted)

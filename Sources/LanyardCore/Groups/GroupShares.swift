@@ -52,7 +52,7 @@ public struct GroupShares: Sendable {
             return try await GroupMemberStore(connection).list(groupID: groupID).map(\.userID)
         }
         dependencies.signals.accessChanged(members)
-        return GroupShare(groupID: groupID, userID: caller.userID, collection: collection)
+        return GroupShare(groupID: LanyardGroup.ID(groupID), userID: User.ID(caller.userID), collection: collection)
     }
 
     public func unshare(_ groupID: String, collection: String, caller: Caller) async throws {
@@ -74,7 +74,7 @@ public struct GroupShares: Sendable {
         try await dependencies.database.read { connection in
             _ = try await GroupMembership.require(groupID, userID: caller.userID, connection)
             return ShareList(shares: try await GroupShareStore(connection).list(groupID: groupID).map {
-                GroupShare(groupID: groupID, userID: $0.userID, collection: $0.collection)
+                GroupShare(groupID: LanyardGroup.ID(groupID), userID: User.ID($0.userID), collection: $0.collection)
             })
         }
     }

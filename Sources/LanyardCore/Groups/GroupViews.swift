@@ -8,7 +8,7 @@ extension LanyardGroup {
     /// A group with the caller's role in it (`nil` where nobody's is meant: the admin API) and, for one group, its
     /// members.
     init(_ group: GroupRow, memberCount: Int, role: GroupRole?, members: [GroupMember]? = nil) {
-        self.init(id: group.id, name: group.name, kind: Kind(rawValue: group.kind) ?? .family, createdAt: group.createdAt,
+        self.init(id: ID(group.id), name: group.name, kind: Kind(rawValue: group.kind) ?? .family, createdAt: group.createdAt,
                   onOwnerDeleted: OwnerDeletion(rawValue: group.onOwnerDeleted) ?? .transfer,
                   membersCanInvite: group.membersCanInvite, memberCount: memberCount, role: role, members: members)
     }
@@ -17,7 +17,7 @@ extension LanyardGroup {
 extension GroupMember {
     /// A member as a group shows it: the email only where the member shares it, and never an Apple relay address.
     init(_ listing: GroupMemberListing) {
-        self.init(userID: listing.member.userID, displayName: listing.displayName,
+        self.init(userID: User.ID(listing.member.userID), displayName: listing.displayName,
                   role: GroupRole(rawValue: listing.member.role) ?? .viewer, joinedAt: listing.member.joinedAt,
                   email: listing.member.shareEmail ? Self.shareableEmail(listing.emails) : nil)
     }
@@ -37,6 +37,6 @@ extension GroupInvite {
     /// An invite as its group's admins see it; `code` and `url` only in the answer that created it.
     init(_ row: GroupInviteRow, code: String? = nil, url: String? = nil) {
         self.init(id: row.id, code: code, url: url.flatMap(URL.init(string:)), role: GroupRole(rawValue: row.role) ?? .member,
-                  maxUses: row.maxUses, uses: row.uses, expiresAt: row.expiresAt, createdBy: row.createdBy)
+                  maxUses: row.maxUses, uses: row.uses, expiresAt: row.expiresAt, createdBy: User.ID(row.createdBy))
     }
 }

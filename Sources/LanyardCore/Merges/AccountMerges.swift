@@ -184,8 +184,8 @@ public struct AccountMerges: Sendable {
                                           foundByKey: keys.idempotencyKey != nil && earlier.idempotencyKey == keys.idempotencyKey,
                                           requestHash: earlier.requestHash)
         guard try MergeDecision.replay(facts, requestHash: keys.requestHash, at: now) == .answer else { return nil }
-        var report = MergeResult(stored: earlier.report) ?? MergeResult(mergeID: earlier.id, into: earlier.intoID,
-                                                                         from: earlier.fromID)
+        var report = MergeResult(stored: earlier.report) ?? MergeResult(mergeID: earlier.id, into: User.ID(earlier.intoID),
+                                                                         from: User.ID(earlier.fromID))
         guard caller.userID == earlier.fromID, let openedSession = earlier.openedSession else { return report }
         // Only the device that asked gets the survivor's session again, and only while the one the merge opened for
         // it stands (a sign-out of the survivor everywhere ends that).
@@ -226,8 +226,8 @@ public struct AccountMerges: Sendable {
             // Reverted, the two accounts are two again (perhaps two people): each sees only its own versions.
             let losers = try await store.losers(mergeID: mergeID)
                 .filter { merge.revertedAt == nil || $0.accountID == caller.userID }
-            return MergeDetails(report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: merge.intoID,
-                                                                                         from: merge.fromID),
+            return MergeDetails(report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: User.ID(merge.intoID),
+                                                                                         from: User.ID(merge.fromID)),
                                 createdAt: merge.createdAt, revertedAt: merge.revertedAt, losingVersions: losers.map {
                 LosingVersion(collection: $0.collection, id: $0.recordID, accountID: $0.accountID, version: Int($0.version),
                               updatedAt: $0.updatedAt, deleted: $0.deleted, data: $0.data)

@@ -36,8 +36,8 @@ public struct MergeAdministration: Sendable {
         return MergeList(merges: rows.map { merge in
             MergeSummary(mergeID: merge.id, into: merge.intoID, from: merge.fromID, kind: merge.kind, actor: merge.actor,
                          createdAt: merge.createdAt, revertedAt: merge.revertedAt,
-                         report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: merge.intoID,
-                                                                                  from: merge.fromID))
+                         report: MergeResult(stored: merge.report) ?? MergeResult(mergeID: merge.id, into: User.ID(merge.intoID),
+                                                                                  from: User.ID(merge.fromID)))
         })
     }
 

@@ -54,7 +54,7 @@ struct MergeEngine {
         guard let into = locked[plan.into], let from = locked[plan.from] else { throw LanyardError.notFound("No such account") }
         try MergeDecision.check(plan.kind, into: Self.facts(into), from: Self.facts(from))
 
-        var report = MergeResult(mergeID: plan.dryRun ? nil : plan.mergeID, into: plan.into, from: plan.from)
+        var report = MergeResult(mergeID: plan.dryRun ? nil : plan.mergeID, into: User.ID(plan.into), from: User.ID(plan.from))
         report.dryRun = plan.dryRun
         var undo = MergeUndo()
         try await moveIdentities(plan, &report, &undo)

@@ -85,7 +85,7 @@ struct GoTrueRoutes {
         _ = try UserMetadata.encoded(body.data)  // refused before the account exists, not after
         let session = try await AnonymousAccounts(api.dependencies).create(client: api.client(request, context))
         if !body.data.isEmpty {
-            try await UserMetadata(api.dependencies).update(userID: session.answer.user.id, with: body.data)
+            try await UserMetadata(api.dependencies).update(userID: session.answer.user.id.rawValue, with: body.data)
         }
         return try await respond(session)
     }
@@ -144,9 +144,9 @@ struct GoTrueRoutes {
 
     /// The session in GoTrue's shape, its access token in Supabase's claim style with the user's profile claims.
     private func respond(_ session: IssuedSession) async throws -> Response {
-        let user = GoTrueUser(try await AccountDetails.load(userID: session.answer.user.id, api.dependencies))
+        let user = GoTrueUser(try await AccountDetails.load(userID: session.answer.user.id.rawValue, api.dependencies))
         let accessToken = try api.dependencies.accessTokens.issue(
-            userID: session.answer.user.id, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
+            userID: session.answer.user.id.rawValue, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
             isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims, groups: session.groups)
         return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, user: user,
                                                    now: api.dependencies.clock.now()))

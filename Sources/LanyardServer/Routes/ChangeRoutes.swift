@@ -26,7 +26,9 @@ struct ChangeRoutes {
     @Sendable func page(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let query = request.uri.queryParameters
-        let cursor = try ChangeFeed.cursor(query["since"].map(String.init))
+        let since = query["since"].map(String.init)
+        let cursor = since == ChangeFeed.now ? try await ChangeFeed(api.dependencies).end(userID: caller.userID)
+                                             : try ChangeFeed.cursor(since)
         let limit = try ChangeFeed.pageSize(try Self.integer(query["limit"].map(String.init), field: "limit"))
         let wait = try Self.integer(query["wait"].map(String.init), field: "wait") ?? 0
         guard (0...Self.maximumWait).contains(wait) else {
@@ -69,7 +71,8 @@ struct ChangeRoutes {
         let caller = try context.requireCaller()
         // `Last-Event-ID` (a reconnecting EventSource) wins over `since`; neither: from the beginning.
         let text = request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init)
-        let start = (text?.isEmpty ?? true) ? FeedCursor.start : FeedCursor(text!)
+        let start = if text == ChangeFeed.now { try await ChangeFeed(api.dependencies).end(userID: caller.userID) }
+                    else if text?.isEmpty ?? true { FeedCursor.start } else { FeedCursor(text!) }
         let waiter: FeedWaiter
         do {
             waiter = try hub.register(userID: caller.userID, stream: true)

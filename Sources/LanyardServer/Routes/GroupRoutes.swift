@@ -109,7 +109,7 @@ struct GroupRoutes {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(TransferBody.self, from: request)
         return try JSONResponse.make(try await GroupMembers(api.dependencies).transfer(
-            context.identifier("gid"), to: body.userID, caller: caller, client: api.client(request, context)))
+            context.identifier("gid"), to: body.userID.rawValue, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func preview(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -30,7 +30,7 @@ extension MemberBody: RequestBody {
 
 extension TransferBody: RequestBody {
     init(_ fields: BodyFields) throws {
-        self.init(userID: Identifiers.canonical(try fields.string("user_id")))
+        self.init(userID: User.ID(Identifiers.canonical(try fields.string("user_id"))))
     }
 }
 

@@ -28,7 +28,7 @@ import Testing
                 try await linking.unlink(provider: .google, caller: try await harness.caller(ada), client: CoreHarness.client)
             }
             #expect(refused?.code == .cannotUnlinkOnlyProvider)
-            let account = try await AccountDetails.load(userID: ada.user.id, harness.dependencies)
+            let account = try await AccountDetails.load(userID: ada.user.id.rawValue, harness.dependencies)
             #expect(account.identities.map(\.provider) == ["google"])
         }
     }

@@ -33,7 +33,7 @@ import Testing
         var finished: Bool { inbox.outcome.withLock { $0.finished } }
 
         /// Waits up to `seconds` for `condition`.
-        func wait(_ seconds: Double = 10, until condition: () -> Bool) async throws -> Bool {
+        func wait(_ seconds: Double = 30, until condition: () -> Bool) async throws -> Bool {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
             while !condition() {
                 guard ContinuousClock.now < deadline else { return false }

@@ -35,7 +35,7 @@ import Testing
             server.clock.advance(by: 901)
 
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<50 { group.addTask { try await client.refreshUser().id } }
+                for _ in 0..<50 { group.addTask { try await client.refreshUser().id.rawValue } }
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
             #expect(ids.count == 50)

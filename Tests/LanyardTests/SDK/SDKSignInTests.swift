@@ -29,7 +29,7 @@ import Testing
             let request = try await client.authorize(URLRequest(url: server.url.appendingPathComponent("v1/users/me")))
             let (data, response) = try await URLSession.shared.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String == result.user.id)
+            #expect((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String == result.user.id.rawValue)
         }
     }
 

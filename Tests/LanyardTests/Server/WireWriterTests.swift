@@ -30,7 +30,7 @@ import Testing
     func aSessionAnswerWritesWhatItsCodableFormDoes(user: User) throws {
         for mergedFrom in [nil, "01a214b7-0000-7000-8000-000000000001"] {
             let answer = SessionResponse(accessToken: "eyJ.eyJ.sig", expiresIn: 900, refreshToken: "rt_AAAA",
-                                         user: user, isNewUser: mergedFrom == nil, mergedFrom: mergedFrom)
+                                         user: user, isNewUser: mergedFrom == nil, mergedFrom: mergedFrom.map { User.ID($0) })
             let written = JSONWriter.write(answer)
             #expect(try JSONParser.parse(written) == Self.encoded(answer))
             #expect(try WireCoding.decoder().decode(SessionResponse.self, from: Data(written)) == answer)
