@@ -85,7 +85,9 @@ enum ServerRunner {
                                                         "database": "\(configuration.database)",
                                                         "dev": "\(configuration.devMode)"])
             if configuration.devMode {
-                FileHandle.standardOutput.write(Data(DevBanner.text(issuer: runtime.issuer).utf8))
+                // `write(2)`, not `FileHandle.write`: a closed standard output must not stop the server.
+                var banner = DevBanner.text(issuer: runtime.issuer)
+                _ = banner.withUTF8 { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
             }
         }
         try await app.runService()

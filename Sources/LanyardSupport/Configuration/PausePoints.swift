@@ -24,7 +24,9 @@ public struct PausePoints: Sendable, Equatable {
     /// Holds the caller at `point` when it is configured; returns at once otherwise.
     public func reach(_ point: Point) async {
         guard points.contains(point) else { return }
-        FileHandle.standardError.write(Data("lanyard: paused at \(point.rawValue)\n".utf8))
+        var line = "lanyard: paused at \(point.rawValue)\n"
+        // `write(2)`, not `FileHandle.write`: a closed standard error must not stop the server.
+        _ = line.withUTF8 { Foundation.write(STDERR_FILENO, $0.baseAddress, $0.count) }
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 }

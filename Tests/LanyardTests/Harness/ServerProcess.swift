@@ -62,12 +62,16 @@ final class ServerProcess: Sendable {
         return try await request(.POST, "/v1/auth/signin/apple", json: ["id_token": token])
     }
 
-    /// SIGTERM, then waits up to ten seconds for the process to end; nothing once it has.
+    /// SIGTERM, then waits up to thirty seconds for the process to end, then SIGKILL: a test never leaves a server
+    /// running behind it (one still running would take the next tests' CPU). Nothing once it has ended.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline { usleep(20_000) }
+        guard process.isRunning else { return }
+        Foundation.kill(process.pid, SIGKILL)
+        while process.isRunning { usleep(20_000) }
     }
 
     /// SIGKILL, then waits until the process is gone: nothing of it answers after this returns.
