@@ -85,4 +85,23 @@ import Testing
         byProof.foundByKey = false
         #expect(try MergeDecision.replay(byProof, requestHash: "other", at: made) == .answer)
     }
+
+    @Test func theOneTieRuleKeepsTheSurvivorsVersionAndOnConflictOverridesIt() {
+        let early = Date(timeIntervalSince1970: 100), late = Date(timeIntervalSince1970: 200)
+        #expect(MergeRules.currentWins(.newer, current: late, other: early, survivorIsCurrent: false))
+        #expect(!MergeRules.currentWins(.newer, current: early, other: late, survivorIsCurrent: true))
+        // A tie goes to the survivor, whichever side asked.
+        #expect(MergeRules.currentWins(.newer, current: early, other: early, survivorIsCurrent: true))
+        #expect(!MergeRules.currentWins(.newer, current: early, other: early, survivorIsCurrent: false))
+        #expect(MergeRules.currentWins(.current, current: early, other: late, survivorIsCurrent: false))
+        #expect(!MergeRules.currentWins(.other, current: late, other: early, survivorIsCurrent: true))
+    }
+
+    @Test func providersBothHoldCollideUnlessReleased() {
+        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: []) == ["google"])
+        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: ["google"]).isEmpty)
+        #expect(MergeRules.collisions(survivor: ["apple"], absorbed: ["google"], release: []).isEmpty)
+        #expect(MergeRules.released(survivor: ["apple", "google"], absorbed: ["google", "apple"], release: ["apple"]) == ["apple"])
+        #expect(MergeRules.released(survivor: ["apple"], absorbed: ["google"], release: ["google"]).isEmpty)
+    }
 }

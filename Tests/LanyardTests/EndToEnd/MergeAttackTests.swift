@@ -160,6 +160,15 @@ import Testing
             #expect(refused.status == 409 && refused.errorReason == "too_many_groups", "\(refused.text)")
             #expect((try await server.get("/v1/groups", bearer: a.accessToken).json["groups"] as? [Any])?.count == 2)
             #expect(try await server.get("/v1/users/me", bearer: b.accessToken).status == 200)
+
+            // Within the limit it merges, and the memberships it brings are joined by the requester's hand.
+            let c = try await server.signIn(.google, sub: "groups-c")
+            let cGroup = try await GroupTests.family(server, c)
+            let fine = try await MergeTests.merge(server, a, ["proof": try await MergeTests.proof(server, for: a, sub: "groups-c")])
+            #expect(fine.status == 200 && fine.json["groups"] as? [String] == [cGroup], "\(fine.text)")
+            let audit = try await server.get("/v1/admin/audit?user_id=\(a.userID)&type=group.member_joined", bearer: AdminTests.key)
+            let joined = (audit.json["events"] as? [[String: Any]])?.first?["details"] as? [String: Any]
+            #expect(joined?["actor"] as? String == a.userID && joined?["group_id"] as? String == cGroup, "\(audit.text)")
         }
     }
 
