@@ -38,6 +38,8 @@ start() {  # $1: bin dir, $2: database URL, $3: port; sets STARTED_PID
     LANYARD_GOOGLE_CLIENT_IDS=example-client-id.apps.googleusercontent.com \
     LANYARD_APPLE_JWKS_URL=http://127.0.0.1:8702/apple/auth/keys \
     LANYARD_GOOGLE_JWKS_URL=http://127.0.0.1:8702/google/oauth2/v3/certs \
+    LANYARD_OIDC_PROVIDERS=acme LANYARD_OIDC_ACME_ISSUER=http://127.0.0.1:8702/acme \
+    LANYARD_OIDC_ACME_CLIENT_IDS=acme-bench LANYARD_OIDC_ACME_NONCE=optional \
     "$1/lanyard" serve >"$data/server.log" 2>&1 &
   STARTED_PID=$!
   PIDS+=("$STARTED_PID")

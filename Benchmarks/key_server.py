@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The benchmark's stand-in for Apple's and Google's key endpoints when the allauth peer (and its identity
-provider) is not run beside it: an RSA key per provider in KEYS/apple.pem and KEYS/google.pem (made once),
-published as JWKS at /apple/auth/keys and /google/oauth2/v3/certs, the paths Benchmarks/run.sh points Lanyard
+provider) is not run beside it: an RSA key per provider in KEYS/apple.pem, KEYS/google.pem and KEYS/acme.pem (made once),
+published as JWKS at /apple/auth/keys, /google/oauth2/v3/certs and /acme/keys (with /acme's discovery document), the paths Benchmarks/run.sh points Lanyard
 at. lanyard-bench signs its tokens with the same PEM files.
 
     python3 Benchmarks/key_server.py --keys DIR --port 8702
@@ -44,7 +44,12 @@ def main():
     options = parser.parse_args()
     os.makedirs(options.keys, exist_ok=True)
     routes = {path: key_set(provider, load_or_create(os.path.join(options.keys, f"{provider}.pem")))
-              for provider, path in [("apple", "/apple/auth/keys"), ("google", "/google/oauth2/v3/certs")]}
+              for provider, path in [("apple", "/apple/auth/keys"), ("google", "/google/oauth2/v3/certs"),
+                                     ("acme", "/acme/keys")]}
+    # `acme`, an OpenID Connect provider found through its discovery document (LANYARD_OIDC_ACME_ISSUER).
+    issuer = f"http://127.0.0.1:{options.port}/acme"
+    routes["/acme/.well-known/openid-configuration"] = json.dumps(
+        {"issuer": issuer, "jwks_uri": issuer + "/keys", "id_token_signing_alg_values_supported": ["RS256"]}).encode()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):

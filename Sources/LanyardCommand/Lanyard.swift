@@ -23,9 +23,10 @@ struct Lanyard: AsyncParsableCommand {
 enum Startup {
     static func configuration(devMode: Bool = false) throws -> LanyardConfiguration {
         do {
-            var configuration = try LanyardConfiguration.load(environment: ProcessInfo.processInfo.environment)
-            if devMode { configuration.devMode = true }
-            return configuration
+            // `lanyard dev` is LANYARD_DEV=1: the rules that depend on dev mode are read with it.
+            var environment = ProcessInfo.processInfo.environment
+            if devMode { environment["LANYARD_DEV"] = "1" }
+            return try LanyardConfiguration.load(environment: environment)
         } catch {
             fail(error)
         }
@@ -138,7 +139,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print an emulator ID token (verifies against a `lanyard dev` server using the same data directory).")
 
-        @Option(help: "apple or google") var provider: String
+        @Option(help: "apple, google, or a name of LANYARD_OIDC_PROVIDERS (microsoft, facebook, your own)") var provider: String
+        @Option(help: "Microsoft: the token's tenant (tid)") var tenant: String?
         @Option(help: "The provider's user id") var sub: String
         @Option var email: String?
         @Option(help: "The raw nonce or, for Apple-style apps, its SHA-256") var nonce: String?
@@ -149,12 +151,17 @@ struct EmulatorCommand: AsyncParsableCommand {
         var authorizationCode = false
 
         func run() async throws {
-            guard let emulated = EmulatedProvider(rawValue: provider) else {
-                throw ValidationError("--provider must be apple or google")
-            }
             let configuration = try Startup.configuration(devMode: true)
             let keys = try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory)
             let minter = TokenMinter(keys: keys, clock: SystemClock())
+            guard let emulated = EmulatedProvider(rawValue: provider) else {
+                guard let oidc = LanyardRuntime.emulatedOIDCProviders(configuration).first(where: { $0.name == provider }) else {
+                    throw ValidationError("--provider must be apple, google or a name of LANYARD_OIDC_PROVIDERS")
+                }
+                print(try minter.mint(oidc, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
+                                                        expiresIn: expiresIn, tid: tenant)))
+                return
+            }
             print(try minter.mint(emulated, MintRequest(sub: sub, email: email, nonce: nonce, aud: aud, name: name,
                                                         expiresIn: expiresIn)))
             if authorizationCode {

@@ -42,7 +42,7 @@ public struct CoreDependencies: Sendable {
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
         self.refreshTargets = RefreshTargetReader(database: database)
-        self.identityOwners = IdentityOwnerReader(database: database, providers: Provider.allCases.map(\.rawValue))
+        self.identityOwners = IdentityOwnerReader(database: database, providers: providerTokens.offered.map(\.rawValue))
         self.refreshRotations = RefreshRotations(database: database)
         self.clock = clock
         self.random = random

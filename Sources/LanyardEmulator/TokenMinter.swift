@@ -31,7 +31,29 @@ public enum EmulatedProvider: String, Sendable, CaseIterable {
     }
 }
 
-/// `POST /_emulator/{provider}/id-token` (reference section 5).
+/// An OpenID Connect provider of `LANYARD_OIDC_PROVIDERS` as the emulator imitates it in dev mode: its tokens
+/// carry the configured issuer (Microsoft's: the tenant's) and are signed with the emulator's ES256 key, served
+/// with a discovery document (reference section 18).
+public struct EmulatedOIDCProvider: Sendable, Equatable {
+    public var name: String
+    /// `nil` for Microsoft, whose issuer names each token's tenant.
+    public var issuer: String?
+
+    public init(name: String, issuer: String?) {
+        self.name = name
+        self.issuer = issuer
+    }
+
+    /// The tenant of an emulated Microsoft token when the request names none.
+    public static let devTenant = "00000000-0000-4000-8000-00000000d0e5"
+
+    /// The audience used when a request names none, and a client ID Lanyard accepts in dev mode.
+    public var defaultClientID: String { "lanyard-emulator-\(name)" }
+    public var keysPath: String { "/_emulator/oidc/\(name)/keys" }
+    public var discoveryPath: String { "/_emulator/oidc/\(name)/.well-known/openid-configuration" }
+}
+
+/// `POST /_emulator/{provider}/id-token` and `POST /_emulator/oidc/{name}/id-token` (reference sections 5 and 18).
 public struct MintRequest: Codable, Sendable {
     public var sub: String
     public var email: String?
@@ -44,10 +66,13 @@ public struct MintRequest: Codable, Sendable {
     /// For tests of the verifier: another issuer, or a token issued at another time (Unix seconds).
     public var iss: String?
     public var iat: Int64?
+    /// Microsoft only: the token's tenant (`tid`); its issuer names it.
+    public var tid: String?
 
     public init(sub: String, email: String? = nil, nonce: String? = nil, aud: String? = nil, name: String? = nil,
                 emailVerified: Bool? = nil, isPrivateEmail: Bool? = nil, expiresIn: Int? = nil,
-                iss: String? = nil, iat: Int64? = nil) {
+                iss: String? = nil, iat: Int64? = nil, tid: String? = nil) {
+        self.tid = tid
         self.sub = sub
         self.email = email
         self.nonce = nonce
@@ -61,7 +86,7 @@ public struct MintRequest: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sub, email, nonce, aud, name, iss, iat
+        case sub, email, nonce, aud, name, iss, iat, tid
         case emailVerified = "email_verified"
         case isPrivateEmail = "is_private_email"
         case expiresIn = "expires_in"
@@ -110,6 +135,37 @@ public struct TokenMinter: Sendable {
         let key = keys.key(for: provider)
         let header: [String: String] = ["alg": "RS256", "kid": key.kid, "typ": "JWT"]
         return try RS256.sign(try CompactJWS.signingInput(header: header, claims: claims), key: key.privateKey)
+    }
+
+    /// The key set every emulated OpenID Connect provider serves.
+    public var oidcJWKS: JWKS { keys.oidc.jwks }
+
+    /// An ID token of an OpenID Connect provider, as such providers shape them: `email_verified` a boolean, the
+    /// name in `name`; a Microsoft token also carries `tid` and `oid`, and an issuer naming its tenant.
+    public func mint(_ provider: EmulatedOIDCProvider, _ request: MintRequest) throws -> String {
+        let issuedAt = request.iat ?? clock.now().unixSeconds
+        let tenant = request.tid ?? EmulatedOIDCProvider.devTenant
+        let issuer = request.iss ?? provider.issuer ?? "https://login.microsoftonline.com/\(tenant)/v2.0"
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer),
+            "aud": .string(request.aud ?? provider.defaultClientID),
+            "sub": .string(request.sub),
+            "iat": .number(Double(issuedAt)),
+            "exp": .number(Double(issuedAt + Int64(request.expiresIn ?? 600))),
+        ]
+        if let nonce = request.nonce { claims["nonce"] = .string(nonce) }
+        if let email = request.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(request.emailVerified ?? false)
+        }
+        if let name = request.name { claims["name"] = .string(name) }
+        if provider.issuer == nil {
+            claims["tid"] = .string(tenant)
+            claims["oid"] = .string(request.sub)
+            claims["ver"] = .string("2.0")
+        }
+        let header: [String: String] = ["alg": "ES256", "kid": keys.oidc.kid, "typ": "JWT"]
+        return try ES256.sign(try CompactJWS.signingInput(header: header, claims: claims), key: keys.oidc.privateKey)
     }
 
     /// A server-to-server notification as Apple signs it: `{"iss", "aud", "iat", "jti", "events"}`, where `events`

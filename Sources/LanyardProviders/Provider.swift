@@ -1,43 +1,45 @@
-/// A sign-in provider Lanyard accepts ID tokens from.
-public enum Provider: String, Sendable, Codable, CaseIterable, Hashable {
-    case apple
-    case google
+import LanyardSupport
 
-    /// The `iss` values the real provider uses; the emulator signs with the same ones.
-    public var issuers: Set<String> {
-        switch self {
-        case .apple: ["https://appleid.apple.com", "https://account.apple.com"]
-        case .google: ["https://accounts.google.com", "accounts.google.com"]
-        }
+/// A sign-in provider Lanyard accepts ID tokens from, by name: `apple`, `google`, or a name configured in
+/// `LANYARD_OIDC_PROVIDERS` (reference section 18). What the provider is (issuer, keys, audiences) is its
+/// `ProviderSettings`; the name is what identities, audits and webhooks carry.
+public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// A name as configured: a lowercase letter, then lowercase letters, digits or `_`, at most 32 in all
+    /// (it is also part of environment variable names).
+    public init?(rawValue: String) {
+        guard Self.isValidName(rawValue) else { return nil }
+        self.rawValue = rawValue
     }
 
-    /// The issuer the emulator (and, today, the real provider) puts in new tokens.
-    public var canonicalIssuer: String {
-        switch self {
-        case .apple: "https://appleid.apple.com"
-        case .google: "https://accounts.google.com"
-        }
+    private init(known name: String) {
+        rawValue = name
     }
 
-    public var displayName: String {
-        switch self {
-        case .apple: "Apple"
-        case .google: "Google"
-        }
+    public static let apple = Provider(known: "apple")
+    public static let google = Provider(known: "google")
+    /// Microsoft Entra ID (work and school accounts) and personal Microsoft accounts, a preset.
+    public static let microsoft = Provider(known: "microsoft")
+    /// Facebook Limited Login, a preset.
+    public static let facebook = Provider(known: "facebook")
+
+    public var description: String { rawValue }
+
+    public static func isValidName(_ name: String) -> Bool {
+        OIDCProviderConfiguration.isValidName(name)
     }
-}
 
-/// What one provider is configured with: accepted audiences, where its keys are, whether a nonce is required.
-public struct ProviderSettings: Sendable {
-    public var provider: Provider
-    public var clientIDs: [String]
-    public var jwksURL: String
-    public var requiresNonce: Bool
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let provider = Provider(rawValue: name) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a provider name"))
+        }
+        self = provider
+    }
 
-    public init(provider: Provider, clientIDs: [String], jwksURL: String, requiresNonce: Bool = false) {
-        self.provider = provider
-        self.clientIDs = clientIDs
-        self.jwksURL = jwksURL
-        self.requiresNonce = requiresNonce
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }

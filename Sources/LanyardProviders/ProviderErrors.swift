@@ -11,6 +11,10 @@ public struct ProviderTokenError: Error, Equatable, CustomStringConvertible {
         case notYetValid = "not_yet_valid"
         case nonceMissing = "nonce_missing"
         case nonceMismatch = "nonce_mismatch"
+        /// The header names or carries a key (`jku`, `x5u`, `jwk`, `x5c`).
+        case keyReference = "key_reference"
+        /// A Microsoft tenant `LANYARD_OIDC_MICROSOFT_TENANTS` does not allow.
+        case tenant
     }
 
     public let reason: Reason
@@ -32,5 +36,5 @@ public struct ProviderUnavailableError: Error, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public var description: String { "keys of \(provider?.displayName ?? "provider") unavailable: \(underlying)" }
+    public var description: String { "keys of \(provider?.rawValue ?? "a provider") unavailable: \(underlying)" }
 }

@@ -224,3 +224,66 @@ public struct AdminStats: Codable, Sendable, Equatable {
         case reuseDetectionsPerDay = "reuse_detections_per_day"
     }
 }
+
+/// A configured provider and what the server knows of its keys (`GET /v1/admin/providers`, the console's
+/// Providers page). Keys are fetched when a token first needs them.
+public struct AdminProvider: Codable, Sendable, Equatable {
+    /// The last fetch of the provider's keys that failed, since the last one that worked.
+    public struct KeyFailure: Codable, Sendable, Equatable {
+        public var at: Date
+        public var message: String
+
+        public init(at: Date, message: String) {
+            self.at = at
+            self.message = message
+        }
+    }
+
+    public var name: String
+    public var displayName: String
+    /// `apple`, `google` or `oidc`.
+    public var kind: String
+    /// Who may issue its tokens: the issuer, or Microsoft's rule with its tenants.
+    public var issuer: String
+    /// The accepted audiences.
+    public var clientIDs: [String]
+    /// A key set, or a discovery document that names one.
+    public var keysURL: String
+    public var nonceRequired: Bool
+    /// The key ids held now; empty before the first fetch.
+    public var keyIDs: [String]
+    public var keysFetchedAt: Date?
+    public var keysFreshUntil: Date?
+    public var lastError: KeyFailure?
+
+    public init(name: String, displayName: String, kind: String, issuer: String, clientIDs: [String], keysURL: String,
+                nonceRequired: Bool, keyIDs: [String], keysFetchedAt: Date?, keysFreshUntil: Date?, lastError: KeyFailure?) {
+        self.name = name
+        self.displayName = displayName
+        self.kind = kind
+        self.issuer = issuer
+        self.clientIDs = clientIDs
+        self.keysURL = keysURL
+        self.nonceRequired = nonceRequired
+        self.keyIDs = keyIDs
+        self.keysFetchedAt = keysFetchedAt
+        self.keysFreshUntil = keysFreshUntil
+        self.lastError = lastError
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, kind, issuer
+        case displayName = "display_name", clientIDs = "client_ids", keysURL = "keys_url", nonceRequired = "nonce_required"
+        case keyIDs = "key_ids", keysFetchedAt = "keys_fetched_at", keysFreshUntil = "keys_fresh_until"
+        case lastError = "last_error"
+    }
+}
+
+/// `GET /v1/admin/providers`.
+public struct AdminProviderList: Codable, Sendable, Equatable {
+    public var providers: [AdminProvider]
+
+    public init(providers: [AdminProvider]) {
+        self.providers = providers
+    }
+}

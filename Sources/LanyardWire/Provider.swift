@@ -1,4 +1,5 @@
-/// A sign-in provider: `.apple` or `.google`.
+/// A sign-in provider: `.apple`, `.google`, or any name the server configures (`LANYARD_OIDC_PROVIDERS`), such
+/// as `.microsoft`, `.facebook` or `Provider("acme")`.
 ///
 /// A struct rather than an enum so that a server offering a provider this version of the SDK does not know
 /// still decodes.
@@ -35,7 +36,31 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// ```
     public static let google = Provider(rawValue: "google")
 
-    /// A name to show a person: "Apple", "Google".
+    /// Microsoft Entra ID and personal Microsoft accounts (MSAL), when the server configures `microsoft`.
+    ///
+    /// ```swift
+    /// try await client.signIn(with: .microsoft, idToken: result.idToken, nonce: nonce)
+    /// ```
+    public static let microsoft = Provider(rawValue: "microsoft")
+
+    /// Facebook Limited Login, when the server configures `facebook`.
+    ///
+    /// ```swift
+    /// try await client.signIn(with: .facebook, idToken: token.tokenString, nonce: nonce)
+    /// ```
+    public static let facebook = Provider(rawValue: "facebook")
+
+    /// A provider by the name the server configures it under.
+    ///
+    /// ```swift
+    /// let acme = Provider("acme") // LANYARD_OIDC_PROVIDERS=acme
+    /// ```
+    public init(_ name: String) {
+        self.init(rawValue: name)
+    }
+
+    /// A name to show a person: "Apple", "Google", "Microsoft"; the server's `display_name` (from
+    /// `LanyardClient.providers()`) for names it configures.
     ///
     /// ```swift
     /// Text("Linked with \(provider.displayName)")
@@ -44,6 +69,8 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
         switch self {
         case .apple: "Apple"
         case .google: "Google"
+        case .microsoft: "Microsoft"
+        case .facebook: "Facebook"
         default: rawValue.prefix(1).uppercased() + rawValue.dropFirst()
         }
     }
@@ -62,5 +89,53 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
+    }
+}
+
+/// One provider the server offers, from `GET /v1/providers`: which sign-in buttons an app shows.
+///
+/// ```swift
+/// for provider in try await client.providers() where provider.kind == .oidc {
+///     print(provider.displayName) // "Microsoft"
+/// }
+/// ```
+public struct OfferedProvider: Sendable, Equatable, Codable {
+    /// How an app gets the provider's ID token.
+    public struct Kind: RawRepresentable, Hashable, Sendable, Codable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Sign in with Apple (AuthenticationServices).
+        public static let apple = Kind(rawValue: "apple")
+        /// Google Sign-In.
+        public static let google = Kind(rawValue: "google")
+        /// Any OpenID Connect library (MSAL for Microsoft, Facebook's Limited Login, AppAuth).
+        public static let oidc = Kind(rawValue: "oidc")
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+    }
+
+    /// The name the endpoints take: `POST /v1/auth/signin/{name}`.
+    public var name: Provider
+    /// A name to show on the button.
+    public var displayName: String
+    public var kind: Kind
+
+    public init(name: Provider, displayName: String, kind: Kind) {
+        self.name = name
+        self.displayName = displayName
+        self.kind = kind
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case displayName = "display_name"
+        case kind
     }
 }

@@ -26,7 +26,10 @@ SERVER = {}
 
 def setUpModule():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    lanyard = LanyardDev(LANYARD_ADMIN_KEY=ADMIN_KEY)
+    # Microsoft as the emulator imitates it, and a provider whose issuer cannot be reached (the Providers page).
+    lanyard = LanyardDev(LANYARD_ADMIN_KEY=ADMIN_KEY, LANYARD_OIDC_PROVIDERS="microsoft,broken",
+                         LANYARD_OIDC_BROKEN_ISSUER="http://127.0.0.1:9/realms/gone",
+                         LANYARD_OIDC_BROKEN_CLIENT_IDS="broken-app")
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,900"]:
@@ -150,6 +153,29 @@ class ConsoleTests(unittest.TestCase):
         bars = self.browser.find_elements(By.CSS_SELECTOR, "#signins-chart rect")
         self.assertGreaterEqual(len(bars), 1)
         self.screenshot("06-activity")
+
+    def test_the_providers_page_shows_audiences_keys_and_the_last_error(self):
+        microsoft = sign_in("microsoft", "oid-" + secrets.token_hex(4), {"nonce": "n-1"}, nonce="n-1")
+        self.assertEqual(microsoft.status_code, 200, microsoft.text)
+        broken = sign_in("microsoft", "x", {"nonce": "n-1"}, nonce="n-1")  # a token; its provider is what fails
+        down = httpx.post(f"{SERVER['base']}/v1/auth/signin/broken",
+                          json={"id_token": broken.json()["access_token"], "nonce": "n-1"})
+        self.assertEqual(down.status_code, 503, down.text)
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.find_element(By.ID, "nav-providers").click()
+        card = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, ".provider-card[data-provider=microsoft]")))
+        self.assertIn("Keys held", card.text)
+        self.assertIn("lanyard-emulator-microsoft", card.find_element(By.CSS_SELECTOR, ".audiences").text)
+        self.assertIn("emu-oidc-", card.find_element(By.CSS_SELECTOR, ".key-ids").text)
+        self.assertIn("{tid}", card.text)
+        failing = self.browser.find_element(By.CSS_SELECTOR, ".provider-card[data-provider=broken]")
+        self.assertIn("Failing", failing.text)
+        self.assertNotEqual(failing.find_element(By.CSS_SELECTOR, ".last-error").text, "none")
+        names = [element.get_attribute("data-provider") for element in
+                 self.browser.find_elements(By.CSS_SELECTOR, ".provider-card")]
+        self.assertEqual(names, ["apple", "google", "microsoft", "broken"])
+        self.screenshot("11-providers")
 
     def test_an_empty_search_says_so(self):
         self.type_key(ADMIN_KEY)

@@ -22,7 +22,8 @@ SERVER = {}
 
 def setUpModule():
     SERVER["lanyard"] = LanyardDev(LANYARD_GOTRUE_ANON_KEY=ANON_KEY, LANYARD_REFRESH_REUSE_GRACE="0",
-                                   LANYARD_RATE_LIMIT_LINK="4/3600")
+                                   LANYARD_RATE_LIMIT_LINK="4/3600", LANYARD_OIDC_PROVIDERS="microsoft,keycloak",
+                                   LANYARD_OIDC_KEYCLOAK_ISSUER="https://sso.example.com/realms/staff")
     SERVER.update(base=SERVER["lanyard"].base, auth=f"{SERVER['lanyard'].base}/auth/v1")
 
 
@@ -70,6 +71,24 @@ class SignInTests(unittest.TestCase):
         refreshed = supabase.refresh_session()
         self.assertNotEqual(refreshed.session.refresh_token, session.refresh_token)
         self.assertEqual(refreshed.user.id, user.id)
+
+    def test_azure_is_microsoft_and_keycloak_passes_through(self):
+        """Supabase's clients name Microsoft `azure`; Lanyard's `microsoft` (the emulator's, in dev mode) answers."""
+        sub = unique("oid")
+        azure = client().sign_in_with_id_token({"provider": "azure", "nonce": "n-1",
+                                                "token": id_token("microsoft", sub, nonce="n-1")})
+        self.assertEqual(azure.user.app_metadata, {"provider": "azure", "providers": ["azure"]})
+        [identity] = azure.user.identities
+        self.assertEqual(identity.provider, "azure")
+        self.assertTrue(identity.id.endswith(":" + sub), identity.id)  # tid:oid
+        keycloak = client().sign_in_with_id_token({"provider": "keycloak", "nonce": "n-2",
+                                                   "token": id_token("keycloak", unique("kc"), nonce="n-2")})
+        self.assertEqual(keycloak.user.app_metadata["provider"], "keycloak")
+        with self.assertRaises(AuthApiError):
+            client().sign_in_with_id_token({"provider": "okta", "token": id_token("keycloak", unique("kc"), nonce="n")})
+        settings = httpx.get(f"{SERVER['auth']}/settings", headers={"apikey": ANON_KEY}).json()
+        self.assertTrue(settings["external"]["azure"] and settings["external"]["keycloak"])
+        self.assertFalse(settings["external"]["facebook"])
 
     def test_apple_and_google_without_a_nonce_and_google_with_a_raw_one(self):
         apple = client().sign_in_with_id_token({"provider": "apple", "token": id_token("apple", unique("a"))})
@@ -182,7 +201,7 @@ class ErrorTests(unittest.TestCase):
         self.assertRefusedWith("bad_id_token", lambda: client().sign_in_with_id_token(
             {"provider": "apple", "token": id_token("apple", unique("a"), nonce="x"), "nonce": "y"}), 400)
         self.assertRefusedWith("provider_disabled", lambda: client().sign_in_with_id_token(
-            {"provider": "keycloak", "token": "x.y.z"}))
+            {"provider": "github", "token": "x.y.z"}))
 
     def test_refresh_tokens_unknown_and_reused(self):
         self.assertRefusedWith("refresh_token_not_found", lambda: client().refresh_session("not-a-token"))

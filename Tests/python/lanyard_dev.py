@@ -38,7 +38,8 @@ class LanyardDev:
 
     def id_token(self, provider, sub, **claims):
         """What Apple's or Google's SDK hands the app; the emulator signs it like the real provider."""
-        answer = httpx.post(f"{self.base}/_emulator/{provider}/id-token", json={"sub": sub, **claims})
+        path = provider if provider in ("apple", "google") else f"oidc/{provider}"  # LANYARD_OIDC_PROVIDERS
+        answer = httpx.post(f"{self.base}/_emulator/{path}/id-token", json={"sub": sub, **claims})
         answer.raise_for_status()
         return answer.json()["id_token"]
 

@@ -18,7 +18,7 @@ struct Load: AsyncParsableCommand {
     @Option(help: "lanyard or allauth") var target: String = "lanyard"
     @Option(help: "Base URL of the server under test (loopback only)") var base: String = "http://127.0.0.1:8711"
     @Option(help: "A label for the results, e.g. sqlite or postgres") var database: String = "sqlite"
-    @Option(help: "signin_new,signin_existing,refresh,me,link,healthz,readyz; data_write,group_write,data_read,group_read,signin_grouped")
+    @Option(help: "signin_new,signin_existing,signin_existing_apple,signin_existing_oidc,refresh,me,link,healthz,readyz; data_write,group_write,data_read,group_read,signin_grouped")
     var scenarios: String = "signin_new,signin_existing,refresh,me,link"
     @Option(help: "Concurrency levels") var concurrency: String = "1,16,64"
     @Option(help: "At most this many requests per phase") var count: Int = 10_000
@@ -64,11 +64,18 @@ struct Load: AsyncParsableCommand {
                     scenario = FixedRequests(name: scenarioName, requests: tokens.map {
                         target.signInRequest(provider: "google", token: $0, audience: google.audience)
                     })
-                case "signin_existing":
-                    _ = try await setup.signIn(google, sub: "existing-\(label)")
-                    let tokens = try await google.mintMany(count: count) { _ in "existing-\(label)" }
+                case "signin_existing", "signin_existing_apple", "signin_existing_oidc":
+                    // Google, Apple, or an OpenID Connect provider of the configuration: one account signing in again.
+                    let factory = switch scenarioName {
+                    case "signin_existing_apple": apple
+                    case "signin_existing_oidc": try await TokenFactory.oidc(keysDirectory: keysDirectory, idp: idp, client: client)
+                    default: google
+                    }
+                    guard target == .lanyard || factory.provider == "google" else { continue }
+                    _ = try await setup.signIn(factory, sub: "existing-\(label)")
+                    let tokens = try await factory.mintMany(count: count) { _ in "existing-\(label)" }
                     scenario = FixedRequests(name: scenarioName, requests: tokens.map {
-                        target.signInRequest(provider: "google", token: $0, audience: google.audience)
+                        target.signInRequest(provider: factory.provider, token: $0, audience: factory.audience)
                     })
                 case "refresh":
                     guard target == .lanyard else { continue }
@@ -134,8 +141,7 @@ struct Setup {
     let google: TokenFactory
 
     func signIn(_ factory: TokenFactory, sub: String) async throws -> ByteBuffer {
-        let provider = factory.issuer.contains("apple") ? "apple" : "google"
-        let spec = target.signInRequest(provider: provider, token: try factory.mint(sub: sub, email: "\(sub)@example.com"),
+        let spec = target.signInRequest(provider: factory.provider, token: try factory.mint(sub: sub, email: "\(sub)@example.com"),
                                         audience: factory.audience)
         var request = HTTPClientRequest(url: base + spec.path)
         request.method = spec.method

@@ -11,6 +11,8 @@ struct TokenFactory: Sendable {
     let kid: String
     let audience: String
     let issuer: String
+    /// The name the sign-in path takes: `apple`, `google`, or an OpenID Connect provider's (`acme`).
+    let provider: String
 
     /// Reads the key from the fake IdP's `keys/` folder and its `kid` from the JWKS it serves.
     static func fakeIdP(keysDirectory: String, provider: String, jwksURL: String, audience: String,
@@ -22,8 +24,19 @@ struct TokenFactory: Sendable {
         guard let jwks = JWKS.decodeLeniently(Array(body.readableBytesView)), let kid = jwks.keys.first?.kid else {
             throw BenchError("no key set at \(jwksURL)")
         }
-        return TokenFactory(key: key, kid: kid, audience: audience,
-                            issuer: provider == "apple" ? "https://appleid.apple.com" : "https://accounts.google.com")
+        let issuer = switch provider {
+        case "apple": "https://appleid.apple.com"
+        case "google": "https://accounts.google.com"
+        default: String(jwksURL.dropLast("/keys".count))  // key_server.py's issuer of an OpenID Connect provider
+        }
+        return TokenFactory(key: key, kid: kid, audience: audience, issuer: issuer, provider: provider)
+    }
+
+    /// `acme`, an OpenID Connect provider served by key_server.py (discovery and keys under `/acme`), as
+    /// `LANYARD_OIDC_ACME_*` in Benchmarks/compare.sh configure it.
+    static func oidc(keysDirectory: String, idp: String, client: HTTPClient) async throws -> TokenFactory {
+        try await fakeIdP(keysDirectory: keysDirectory, provider: "acme", jwksURL: idp + "/acme/keys",
+                          audience: "acme-bench", client: client)
     }
 
     /// `nonce`: for a merge's proof (the server's challenge).
@@ -43,7 +56,7 @@ struct TokenFactory: Sendable {
             "iat": .number(Double(now)), "exp": .number(Double(now + 3600)), "email": .string(email),
         ]
         if let nonce { claims["nonce"] = .string(nonce) }
-        if issuer.contains("google") {
+        if provider != "apple" {
             claims["azp"] = .string(audience)
             claims["email_verified"] = .bool(true)
             claims["name"] = "Bench User"

@@ -141,6 +141,26 @@ public actor LanyardClient {
         try await signIn(.google(idToken: idToken, nonce: nonce), fullName: nil)
     }
 
+    /// Exchanges an ID token of any provider the server offers (an OpenID Connect provider such as Microsoft,
+    /// Facebook or the team's own) for a Lanyard session; a held guest session is upgraded or merged.
+    ///
+    /// ```swift
+    /// let result = try await client.signIn(with: .microsoft, idToken: msalResult.idToken, nonce: nonce)
+    /// ```
+    @discardableResult
+    public func signIn(with provider: Provider, idToken: String, nonce: String? = nil) async throws -> SignInResult {
+        try await signIn(ProviderCredential(provider: provider, idToken: idToken, nonce: nonce), fullName: nil)
+    }
+
+    /// The providers the server offers, in its order: which sign-in buttons to show.
+    ///
+    /// ```swift
+    /// let buttons = try await client.providers().map(\.displayName) // ["Apple", "Google", "Microsoft"]
+    /// ```
+    public func providers() async throws -> [OfferedProvider] {
+        try await transport.send(APIRequest("GET", "v1/providers"), bearer: nil, as: [OfferedProvider].self)
+    }
+
     /// Starts a guest session: an account with no sign-in method, which keeps its data when the person signs in
     /// later with `signInWithApple` or `signInWithGoogle`.
     ///

@@ -17,6 +17,22 @@ public struct ProviderCredential: Sendable, Equatable {
     /// can revoke the Apple tokens when the account is deleted.
     public var authorizationCode: String?
 
+    /// A credential of any provider the server offers, such as an OpenID Connect provider's ID token.
+    ///
+    /// ```swift
+    /// try await client.link(ProviderCredential(provider: .microsoft, idToken: result.idToken, nonce: nonce))
+    /// ```
+    public init(provider: Provider, idToken: String, nonce: String? = nil) {
+        self.init(provider: provider, idToken: idToken, nonce: nonce, authorizationCode: nil)
+    }
+
+    init(provider: Provider, idToken: String, nonce: String?, authorizationCode: String?) {
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+        self.authorizationCode = authorizationCode
+    }
+
     /// An Apple credential from `ASAuthorizationAppleIDCredential`.
     ///
     /// ```swift

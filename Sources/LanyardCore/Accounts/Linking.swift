@@ -48,13 +48,14 @@ public struct Linking: Sendable {
             }
             guard let (user, owned, existing, position) = read, user.mergedInto == nil
             else { throw LanyardError.unauthorized("This account no longer exists") }
-            try Self.checkLinkable(provider: provider, existingOwner: existing?.userID, account: user, owned: owned)
+            try Self.checkLinkable(provider: provider, named: dependencies.providerTokens.displayName(provider),
+                                   existingOwner: existing?.userID, account: user, owned: owned)
             let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
             let account = User(user: linked.account, identities: owned + [linked.identity])
             return LinkResponse(linkedProviders: account.identities.map(\.provider),
-                                message: "\(provider.displayName) account linked", user: account)
+                                message: "\(dependencies.providerTokens.displayName(provider)) account linked", user: account)
         }
     }
 
@@ -82,15 +83,15 @@ public struct Linking: Sendable {
     }
 
     /// The conflict rules of linking, in the order a person would want them explained.
-    static func checkLinkable(provider: Provider, existingOwner: String?, account: UserRecord,
+    static func checkLinkable(provider: Provider, named displayName: String, existingOwner: String?, account: UserRecord,
                               owned: [IdentityRecord]) throws(LanyardError) {
         if let existingOwner {
-            if existingOwner == account.id { throw .alreadyLinked(provider.displayName) }
+            if existingOwner == account.id { throw .alreadyLinked(displayName) }
             // A guest can still bring their data along by signing in with this identity instead.
-            throw .identityInUse(provider.displayName, mergeAvailable: account.isAnonymous)
+            throw .identityInUse(displayName, mergeAvailable: account.isAnonymous)
         }
         if owned.contains(where: { $0.provider == provider.rawValue }) {
-            throw .providerAlreadyLinked(provider.displayName)
+            throw .providerAlreadyLinked(displayName)
         }
     }
 
@@ -104,7 +105,7 @@ public struct Linking: Sendable {
                 throw LanyardError.unauthorized("This account no longer exists")
             }
             guard owned.contains(where: { $0.provider == provider.rawValue }) else {
-                throw LanyardError.providerNotLinked(provider.displayName)
+                throw LanyardError.providerNotLinked(dependencies.providerTokens.displayName(provider))
             }
             guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
             if provider == .apple {
@@ -116,7 +117,7 @@ public struct Linking: Sendable {
                 .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,
                        details: ["provider": provider.rawValue])
             return LinkResponse(remaining: owned.filter { $0.provider != provider.rawValue },
-                                message: "\(provider.displayName) account unlinked")
+                                message: "\(dependencies.providerTokens.displayName(provider)) account unlinked")
         }
     }
 }

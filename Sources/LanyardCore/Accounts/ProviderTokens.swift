@@ -6,10 +6,14 @@ import LanyardSupport
 public struct ProviderTokens: Sendable {
     let verifier: IDTokenVerifier
     let settings: [Provider: ProviderSettings]
+    /// The providers with at least one client ID, in the order configured: Apple, Google, then
+    /// `LANYARD_OIDC_PROVIDERS`.
+    public let configured: [ProviderSettings]
 
     public init(verifier: IDTokenVerifier, settings: [ProviderSettings]) {
         self.verifier = verifier
-        self.settings = Dictionary(uniqueKeysWithValues: settings.map { ($0.provider, $0) })
+        self.settings = Dictionary(settings.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
+        self.configured = settings.filter { !$0.clientIDs.isEmpty }
     }
 
     /// The provider named in the path, if it is one Lanyard offers with this configuration.
@@ -20,8 +24,16 @@ public struct ProviderTokens: Sendable {
         return provider
     }
 
-    public var offered: [Provider] {
-        Provider.allCases.filter { settings[$0].map { !$0.clientIDs.isEmpty } ?? false }
+    public var offered: [Provider] { configured.map(\.provider) }
+
+    /// The name to show a person: "Apple", "Microsoft", or what `LANYARD_OIDC_<NAME>_DISPLAY_NAME` says.
+    public func displayName(_ provider: Provider) -> String {
+        settings[provider]?.displayName ?? provider.rawValue
+    }
+
+    /// What is known of each offered provider's keys (the console's Providers page).
+    public func keyStatus() -> [(settings: ProviderSettings, keys: KeySetStatus)] {
+        configured.map { ($0, verifier.keyStatus($0)) }
     }
 
     public func verify(_ idToken: String, provider: Provider, nonce: String?) async throws(LanyardError) -> VerifiedIdentity {
@@ -33,9 +45,9 @@ public struct ProviderTokens: Sendable {
         } catch let error as ProviderTokenError {
             throw .invalidProviderToken(reason: error.reason.rawValue)
         } catch is ProviderUnavailableError {
-            throw .providerUnavailable(provider.displayName)
+            throw .providerUnavailable(settings.displayName)
         } catch {
-            throw .providerUnavailable(provider.displayName)
+            throw .providerUnavailable(settings.displayName)
         }
     }
 
@@ -49,7 +61,7 @@ public struct ProviderTokens: Sendable {
         } catch let error as ProviderTokenError {
             throw .invalidProviderToken(reason: error.reason.rawValue)
         } catch {
-            throw .providerUnavailable(provider.displayName)
+            throw .providerUnavailable(settings.displayName)
         }
     }
 }

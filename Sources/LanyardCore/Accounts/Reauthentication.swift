@@ -27,7 +27,7 @@ public struct Reauthentication: Sendable {
                 guard let (_, owned) = try await UserStore(connection).findWithIdentities(id: caller.userID) else {
                     throw LanyardError.unauthorized("This account no longer exists")
                 }
-                throw LanyardError.identityNotOnAccount(provider.displayName,
+                throw LanyardError.identityNotOnAccount(dependencies.providerTokens.displayName(provider),
                                                         accountHasProvider: owned.contains { $0.provider == provider.rawValue })
             }
             try await identities.recordSignIn(of: existing, at: now, email: identity.email,

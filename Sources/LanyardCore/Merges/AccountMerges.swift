@@ -100,7 +100,7 @@ public struct AccountMerges: Sendable {
             try await IdentityStore(connection).findWithOwner(provider: provider.rawValue, providerUserID: proof.subject)
         }
         guard let other else {
-            throw LanyardError.notFound("No account signs in with this \(provider.displayName) account; link it instead")
+            throw LanyardError.notFound("No account signs in with this \(dependencies.providerTokens.displayName(provider)) account; link it instead")
         }
         let (into, from) = request.keep == .current ? (caller.userID, other.owner.id) : (other.owner.id, caller.userID)
         let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: into, from: from, kind: .full,

@@ -1,19 +1,23 @@
+import Crypto
 import _CryptoExtras
 import Foundation
 import LanyardSupport
 import Logging
 import Synchronization
 
-/// One provider signing key, its RSA public key parsed once when the key set is fetched: a parsed key also
+/// One provider signing key, its public key parsed once when the key set is fetched: a parsed key also
 /// keeps the arithmetic set-up BoringSSL does on its first use, which parsing per token repeated each time.
 public struct ProviderKey: Sendable {
     public let jwk: JWK
     /// `nil` when the JWK is not a usable RSA key.
     public let rsa: _RSA.Signing.PublicKey?
+    /// `nil` when the JWK is not a usable P-256 key.
+    public let p256: P256.Signing.PublicKey?
 
     public init(_ jwk: JWK) {
         self.jwk = jwk
         self.rsa = jwk.rsaPublicKey()
+        self.p256 = jwk.p256PublicKey()
     }
 
     public var kid: String? { jwk.kid }
@@ -28,6 +32,7 @@ public final class JWKSCache: Sendable {
     struct Entry {
         var keys: [String: ProviderKey]
         var freshUntil: Date
+        var fetchedAt: Date
     }
 
     struct State {
@@ -35,6 +40,8 @@ public final class JWKSCache: Sendable {
         var lastAttempt: [String: Date] = [:]
         /// The fetch under way per URL, which every caller that needs it waits for.
         var inFlight: [String: Task<Void, any Error>] = [:]
+        /// The last failed fetch per URL, until a fetch succeeds (the console's Providers page).
+        var lastError: [String: KeySetStatus.Failure] = [:]
     }
 
     public static let defaultMaxAge: TimeInterval = 3600
@@ -45,6 +52,8 @@ public final class JWKSCache: Sendable {
     /// How often a provider with no cached keys is tried again: a sign-in in between answers
     /// `PROVIDER_UNAVAILABLE` at once instead of waiting for another timeout.
     public static let retryWithoutKeysInterval: TimeInterval = 5
+    /// Keys kept of one set: real providers publish two to five; a set of thousands is not kept whole.
+    public static let maximumKeysPerSet = 64
 
     private let fetcher: any JWKSFetching
     private let clock: any LanyardClock
@@ -78,8 +87,10 @@ public final class JWKSCache: Sendable {
                     }
                     return .found(key)
                 }
-                // An unknown kid may mean the provider rotated keys: look again, but not more than once a minute.
-                guard Self.canAttempt(url, now: now, in: state, every: Self.minimumRefetchInterval) else {
+                // An unknown kid may mean the provider rotated keys: look again, but not more than once a minute,
+                // or, once the set is past the max-age its provider gave it, as often as a set without keys.
+                let interval = entry.freshUntil <= now ? Self.retryWithoutKeysInterval : Self.minimumRefetchInterval
+                guard Self.canAttempt(url, now: now, in: state, every: interval) else {
                     return .failed(ProviderTokenError(.unknownKey))
                 }
             } else if !Self.canAttempt(url, now: now, in: state, every: Self.retryWithoutKeysInterval), state.inFlight[url] == nil {
@@ -119,17 +130,50 @@ public final class JWKSCache: Sendable {
         state.lastAttempt[url] = now
         let task = Task { [fetcher, clock, logger, self] in
             defer { self.state.withLock { _ = $0.inFlight.removeValue(forKey: url) } }
-            let fetched = try await fetcher.fetch(url: url)
+            let fetched: FetchedJWKS
+            do {
+                fetched = try await fetcher.fetch(url: url)
+            } catch {
+                let failure = KeySetStatus.Failure(at: clock.now(), message: String(describing: error))
+                self.state.withLock { $0.lastError[url] = failure }
+                throw error
+            }
             let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)
             var keys: [String: ProviderKey] = [:]
-            for key in fetched.keys.keys {
+            for key in fetched.keys.keys.prefix(Self.maximumKeysPerSet) {
                 if let kid = key.kid { keys[kid] = ProviderKey(key) }
             }
-            let entry = Entry(keys: keys, freshUntil: clock.now().addingTimeInterval(maxAge))
-            self.state.withLock { $0.entries[url] = entry }
+            let fetchedAt = clock.now()
+            let entry = Entry(keys: keys, freshUntil: fetchedAt.addingTimeInterval(maxAge), fetchedAt: fetchedAt)
+            self.state.withLock {
+                $0.entries[url] = entry
+                $0.lastError[url] = nil
+            }
             logger.debug("fetched provider keys", metadata: ["url": "\(url)", "count": "\(keys.count)"])
         }
         state.inFlight[url] = task
         return task
     }
+
+    /// What is known of one key set: for operators, never on a request's path.
+    public func status(url: String) -> KeySetStatus {
+        state.withLock { state in
+            let entry = state.entries[url]
+            return KeySetStatus(keyIDs: entry.map { $0.keys.keys.sorted() } ?? [], fetchedAt: entry?.fetchedAt,
+                                freshUntil: entry?.freshUntil, lastError: state.lastError[url])
+        }
+    }
+}
+
+/// A key set as the cache holds it: which keys, when they were fetched, and the last fetch that failed since.
+public struct KeySetStatus: Sendable, Equatable {
+    public struct Failure: Sendable, Equatable {
+        public var at: Date
+        public var message: String
+    }
+
+    public var keyIDs: [String]
+    public var fetchedAt: Date?
+    public var freshUntil: Date?
+    public var lastError: Failure?
 }

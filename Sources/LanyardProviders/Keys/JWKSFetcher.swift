@@ -32,13 +32,37 @@ public struct HTTPJWKSFetcher: JWKSFetching {
     }
 
     public func fetch(url: String) async throws -> FetchedJWKS {
+        // One deadline for the whole fetch, discovery included: a server that sends its head and then trickles is
+        // cut too.
+        let deadline = NIODeadline.now() + timeout
+        var keysURL = url
+        if url.hasSuffix(Self.discoverySuffix) {
+            let (document, _) = try await get(url, deadline: deadline)
+            guard let jwksURI = JSONParser.parseObject(document)?["jwks_uri"]?.stringValue else {
+                throw JWKSFetchError("the discovery document names no jwks_uri")
+            }
+            guard OIDCProviderConfiguration.isSecureOrLocal(jwksURI) else {
+                throw JWKSFetchError("the discovery document's jwks_uri is not https: \(jwksURI)")
+            }
+            keysURL = jwksURI
+        }
+        let (body, headers) = try await get(keysURL, deadline: deadline)
+        guard let keys = JWKS.decodeLeniently(body) else {
+            throw JWKSFetchError("not a JSON Web Key Set")
+        }
+        let maxAge = headers["Cache-Control"].first.flatMap(Self.maxAge(fromCacheControl:))
+        return FetchedJWKS(keys: keys, maxAge: maxAge)
+    }
+
+    /// How an OpenID Connect discovery document's URL ends; such a URL is followed to its `jwks_uri`.
+    public static let discoverySuffix = "/.well-known/openid-configuration"
+
+    private func get(_ url: String, deadline: NIODeadline) async throws -> ([UInt8], HTTPHeaders) {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
-        // One deadline for the answer and its body: a server that sends its head and then trickles is cut too.
-        let deadline = NIODeadline.now() + timeout
         let response = try await client.execute(request, deadline: deadline)
         guard response.status == .ok else {
-            throw JWKSFetchError("HTTP \(response.status.code)")
+            throw JWKSFetchError("HTTP \(response.status.code) from \(url)")
         }
         let body = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
             group.addTask { try await response.body.collect(upTo: 1 << 20) }
@@ -49,11 +73,7 @@ public struct HTTPJWKSFetcher: JWKSFetching {
             defer { group.cancelAll() }
             return try await group.next()!
         }
-        guard let keys = JWKS.decodeLeniently(Array(body.readableBytesView)) else {
-            throw JWKSFetchError("not a JSON Web Key Set")
-        }
-        let maxAge = response.headers["Cache-Control"].first.flatMap(Self.maxAge(fromCacheControl:))
-        return FetchedJWKS(keys: keys, maxAge: maxAge)
+        return (Array(body.readableBytesView), response.headers)
     }
 
     /// The `max-age` directive of a `Cache-Control` value, in seconds.

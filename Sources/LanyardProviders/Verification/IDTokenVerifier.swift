@@ -1,8 +1,8 @@
 import Foundation
 import LanyardSupport
 
-/// Verifies Apple and Google ID tokens (reference section 4). Production and the emulator take the same path;
-/// only the JWKS URL differs.
+/// Verifies ID tokens of every configured provider (reference sections 4 and 18). Production and the emulator take
+/// the same path; only the key set's URL differs.
 public struct IDTokenVerifier: Sendable {
     public static let leeway: TimeInterval = 60
 
@@ -23,9 +23,7 @@ public struct IDTokenVerifier: Sendable {
     /// algorithm rules, the issuer and an audience among the client IDs, not issued in the future.
     public func verifyProviderJWS(_ token: String, settings: ProviderSettings) async throws -> [String: JSONValue] {
         let claims = try await verifiedSignature(token, settings: settings).claims
-        guard let issuer = claims["iss"]?.stringValue, settings.provider.issuers.contains(issuer) else {
-            throw ProviderTokenError(.issuer)
-        }
+        _ = try Self.checkIssuer(claims, settings: settings)
         let audiences: [String] = switch claims["aud"] {
         case .string(let value): [value]
         case .array(let values): values.compactMap(\.stringValue)
@@ -38,28 +36,77 @@ public struct IDTokenVerifier: Sendable {
         return claims
     }
 
-    /// The token, once its RS256 signature by one of the provider's keys checks out.
+    /// What the key cache knows of this provider's keys.
+    public func keyStatus(_ settings: ProviderSettings) -> KeySetStatus {
+        keys.status(url: settings.jwksURL)
+    }
+
+    /// The algorithms a provider may sign with. `none`, HMAC (where the public key would become the secret) and
+    /// everything else are refused before a key is even looked up.
+    static let algorithms: Set<String> = ["RS256", "ES256"]
+    /// Header parameters that name or carry a key: the key comes from the provider's configured set, never from the
+    /// token.
+    static let keyReferences = ["jku", "x5u", "jwk", "x5c"]
+
+    /// The token, once its RS256 or ES256 signature by one of the provider's keys checks out.
     private func verifiedSignature(_ token: String, settings: ProviderSettings) async throws -> CompactJWS {
         guard let jws = CompactJWS(token) else { throw ProviderTokenError(.malformed) }
-        // RS256 only: refuses `none`, HS256 (key confusion) and anything else before a key is even looked up.
-        guard jws.algorithm == "RS256" else { throw ProviderTokenError(.algorithm) }
+        guard let algorithm = jws.algorithm, Self.algorithms.contains(algorithm) else { throw ProviderTokenError(.algorithm) }
+        guard !Self.keyReferences.contains(where: { jws.header[$0] != nil }) else { throw ProviderTokenError(.keyReference) }
         guard let kid = jws.keyID else { throw ProviderTokenError(.unknownKey) }
 
         let key = try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
-        if let declared = key.jwk.alg, declared != "RS256" { throw ProviderTokenError(.algorithm) }
-        guard let publicKey = key.rsa else { throw ProviderTokenError(.algorithm) }
-        guard RS256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey) else {
-            throw ProviderTokenError(.signature)
+        // The key decides the algorithm too: an RSA key never checks an ES256 signature, nor the other way round.
+        if let declared = key.jwk.alg, declared != algorithm { throw ProviderTokenError(.algorithm) }
+        let valid: Bool
+        switch algorithm {
+        case "RS256":
+            guard let publicKey = key.rsa else { throw ProviderTokenError(.algorithm) }
+            valid = RS256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey)
+        default:
+            guard let publicKey = key.p256 else { throw ProviderTokenError(.algorithm) }
+            valid = ES256.isValid(signature: jws.signature, for: jws.signingInput, key: publicKey)
         }
+        guard valid else { throw ProviderTokenError(.signature) }
         return jws
+    }
+
+    /// The token's issuer, checked against the provider's rule; for Microsoft also its tenant.
+    static func checkIssuer(_ claims: [String: JSONValue], settings: ProviderSettings) throws(ProviderTokenError) -> String {
+        guard let issuer = claims["iss"]?.stringValue else { throw ProviderTokenError(.issuer) }
+        switch settings.issuer {
+        case .oneOf(let issuers):
+            guard issuers.contains(issuer) else { throw ProviderTokenError(.issuer) }
+        case .microsoft(let tenants):
+            // The issuer must name the token's own tenant: a token of one tenant cannot pass as another's.
+            guard let tenant = claims["tid"]?.stringValue, MicrosoftTenants.isTenantID(tenant),
+                  issuer == MicrosoftTenants.issuer(tenant: tenant) else { throw ProviderTokenError(.issuer) }
+            guard tenants.allows(tenant) else { throw ProviderTokenError(.tenant) }
+        }
+        return issuer
+    }
+
+    /// The identity's subject: `sub`, or for Microsoft `tid:oid` (the same for every client ID of the app, where
+    /// Microsoft's `sub` differs per client ID).
+    static func subject(_ claims: [String: JSONValue], settings: ProviderSettings) throws(ProviderTokenError) -> String {
+        let subject: String?
+        switch settings.issuer {
+        case .oneOf: subject = claims["sub"]?.stringValue
+        case .microsoft:
+            if let tenant = claims["tid"]?.stringValue, let object = claims["oid"]?.stringValue, !object.isEmpty {
+                subject = tenant + ":" + object
+            } else {
+                subject = nil
+            }
+        }
+        guard let subject, !subject.isEmpty, subject.utf8.count <= 255 else { throw ProviderTokenError(.malformed) }
+        return subject
     }
 
     /// The claim rules, separate from signature checking so they can be unit-tested on their own.
     public static func checkClaims(_ claims: [String: JSONValue], settings: ProviderSettings, nonce: String?,
                                    now: Date) throws(ProviderTokenError) -> VerifiedIdentity {
-        guard let issuer = claims["iss"]?.stringValue, settings.provider.issuers.contains(issuer) else {
-            throw ProviderTokenError(.issuer)
-        }
+        _ = try checkIssuer(claims, settings: settings)
         let audiences: [String] = switch claims["aud"] {
         case .string(let value): [value]
         case .array(let values): values.compactMap(\.stringValue)
@@ -77,9 +124,7 @@ public struct IDTokenVerifier: Sendable {
         if let notBefore = claims["nbf"]?.numberValue, notBefore > nowSeconds + leeway {
             throw ProviderTokenError(.notYetValid)
         }
-        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 255 else {
-            throw ProviderTokenError(.malformed)
-        }
+        let subject = try subject(claims, settings: settings)
         try NonceRule.check(tokenNonce: claims["nonce"]?.stringValue, providedNonce: nonce,
                             required: settings.requiresNonce)
         let email = claims["email"]?.stringValue

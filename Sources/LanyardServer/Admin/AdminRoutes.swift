@@ -25,6 +25,7 @@ struct AdminRoutes {
         group.post("merges/:id/revert", use: revertMerge)
         group.get("audit", use: audit)
         group.get("stats", use: stats)
+        group.get("providers") { _, _ in try JSONResponse.make(ProviderStatus(api.dependencies).list()) }
     }
 
     var administration: AccountAdministration { AccountAdministration(api.dependencies) }

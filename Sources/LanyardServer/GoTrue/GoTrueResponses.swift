@@ -37,7 +37,7 @@ struct GoTrueUser: Encodable {
         emailConfirmedAt = primaryEmail.flatMap { $0.emailVerified ? $0.linkedAt : nil }
         confirmedAt = emailConfirmedAt
         lastSignInAt = identities.compactMap(\.lastSignInAt).max() ?? user.lastActiveAt
-        let providers = identities.isEmpty ? ["anonymous"] : identities.map(\.provider)
+        let providers = identities.isEmpty ? ["anonymous"] : identities.map { GoTrueProviderNames.gotrue($0.provider) }
         appMetadata = ["provider": .string(providers[0]), "providers": .array(providers.map(JSONValue.string))]
         var metadata = account.metadata
         if let name = user.displayName {
@@ -80,7 +80,7 @@ struct GoTrueIdentity: Encodable {
         identityID = identity.id
         id = identity.providerUserID
         userID = identity.userID
-        provider = identity.provider
+        provider = GoTrueProviderNames.gotrue(identity.provider)
         var data: [String: JSONValue] = ["sub": .string(identity.providerUserID),
                                          "provider_id": .string(identity.providerUserID),
                                          "email_verified": .bool(identity.emailVerified)]
@@ -118,7 +118,7 @@ struct GoTrueSession: Encodable {
     }
 }
 
-/// `GET /auth/v1/settings`: which ways in exist. Everything but Apple, Google and anonymous is off.
+/// `GET /auth/v1/settings`: which ways in exist: the offered providers (in GoTrue's names) and anonymous users.
 struct GoTrueSettings: Encodable {
     let external: [String: Bool]
     let disableSignup = false
@@ -133,13 +133,14 @@ struct GoTrueSettings: Encodable {
         case phoneAutoconfirm = "phone_autoconfirm", smsProvider = "sms_provider", samlEnabled = "saml_enabled"
     }
 
-    init(apple: Bool, google: Bool) {
+    init(offered: [String]) {
         var external = Dictionary(uniqueKeysWithValues: ["azure", "bitbucket", "discord", "email", "facebook", "figma",
                                                          "github", "gitlab", "kakao", "keycloak", "linkedin_oidc",
                                                          "notion", "phone", "slack_oidc", "spotify", "twitch",
                                                          "twitter", "workos", "zoom"].map { ($0, false) })
-        external["apple"] = apple
-        external["google"] = google
+        external["apple"] = false
+        external["google"] = false
+        for name in offered { external[name] = true }
         external["anonymous_users"] = true
         self.external = external
     }

@@ -53,7 +53,7 @@ struct GoTrueRoutes {
     /// sign-in with the identity just linked (the new session supabase-swift's `linkIdentityWithIdToken` expects).
     private func idTokenGrant(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(GoTrueIDTokenBody.self, from: request)
-        let provider = try api.dependencies.providerTokens.provider(named: body.provider)
+        let provider = try api.dependencies.providerTokens.provider(named: GoTrueProviderNames.lanyard(body.provider))
         let client = api.client(request, context)
         var guest: Caller?
         if body.linkIdentity {
@@ -138,8 +138,8 @@ struct GoTrueRoutes {
     }
 
     @Sendable func settings(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let offered = { (name: String) in (try? api.dependencies.providerTokens.provider(named: name)) != nil }
-        return try JSONResponse.make(GoTrueSettings(apple: offered("apple"), google: offered("google")))
+        let offered = api.dependencies.providerTokens.offered.map { GoTrueProviderNames.gotrue($0.rawValue) }
+        return try JSONResponse.make(GoTrueSettings(offered: offered))
     }
 
     /// The session in GoTrue's shape, its access token in Supabase's claim style with the user's profile claims.

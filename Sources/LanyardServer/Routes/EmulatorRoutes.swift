@@ -7,6 +7,10 @@ import LanyardSupport
 /// `/_emulator/*` (reference section 5), mounted only in dev mode.
 struct EmulatorRoutes {
     let minter: TokenMinter
+    /// The OpenID Connect providers of `LANYARD_OIDC_PROVIDERS` the emulator imitates.
+    let oidcProviders: [EmulatedOIDCProvider]
+    /// How the server reaches itself: the discovery documents name their keys by it.
+    let baseURL: String
 
     func register(on router: Router<LanyardRequestContext>) {
         for provider in EmulatedProvider.allCases {
@@ -18,6 +22,28 @@ struct EmulatorRoutes {
             guard let provider = EmulatedProvider(rawValue: context.parameters.get("provider") ?? "") else {
                 throw LanyardError.unsupportedProvider(context.parameters.get("provider") ?? "")
             }
+            let body = try await JSONBody.decode(MintRequest.self, from: request)
+            guard !body.sub.isEmpty else { throw LanyardError.invalidRequest(field: "sub", "sub must not be empty") }
+            return try JSONResponse.make(["id_token": try minter.mint(provider, body)])
+        }
+        let oidc = Dictionary(uniqueKeysWithValues: oidcProviders.map { ($0.name, $0) })
+        let emulated = { @Sendable (context: LanyardRequestContext) throws -> EmulatedOIDCProvider in
+            let name = context.parameters.get("name") ?? ""
+            guard let provider = oidc[name] else { throw LanyardError.unsupportedProvider(name) }
+            return provider
+        }
+        router.get("_emulator/oidc/:name/.well-known/openid-configuration") { _, context in
+            let provider = try emulated(context)
+            let issuer = provider.issuer ?? MicrosoftIssuerTemplate.value
+            return try JSONResponse.make(DiscoveryDocument(issuer: issuer, jwksURI: baseURL + provider.keysPath),
+                                         headers: [.cacheControl: "public, max-age=300"])
+        }
+        router.get("_emulator/oidc/:name/keys") { _, context in
+            _ = try emulated(context)
+            return try JSONResponse.make(minter.oidcJWKS, headers: [.cacheControl: "public, max-age=300"])
+        }
+        router.post("_emulator/oidc/:name/id-token") { request, context in
+            let provider = try emulated(context)
             let body = try await JSONBody.decode(MintRequest.self, from: request)
             guard !body.sub.isEmpty else { throw LanyardError.invalidRequest(field: "sub", "sub must not be empty") }
             return try JSONResponse.make(["id_token": try minter.mint(provider, body)])
@@ -39,6 +65,25 @@ extension MintRequest: RequestBody {
                   name: try fields.optionalString("name"), emailVerified: try fields.optionalBool("email_verified"),
                   isPrivateEmail: try fields.optionalBool("is_private_email"),
                   expiresIn: try fields.optionalInteger("expires_in"), iss: try fields.optionalString("iss"),
-                  iat: try fields.optionalInteger("iat"))
+                  iat: try fields.optionalInteger("iat"), tid: try fields.optionalString("tid"))
+    }
+}
+
+/// What Microsoft's multi-tenant discovery document says its issuer is: a template, not an issuer (tokens are
+/// checked against their own `tid`; reference section 18).
+enum MicrosoftIssuerTemplate {
+    static let value = "https://login.microsoftonline.com/{tenantid}/v2.0"
+}
+
+/// The part of an OpenID Connect discovery document Lanyard reads: where the keys are.
+struct DiscoveryDocument: Encodable {
+    var issuer: String
+    var jwksURI: String
+    var algorithms = ["ES256"]
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case jwksURI = "jwks_uri"
+        case algorithms = "id_token_signing_alg_values_supported"
     }
 }

@@ -17,6 +17,7 @@ extension LanyardRuntime {
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,
                              appleCodes: appleCodes)
         AuthRoutes(api: api).register(on: router)
+        ProviderRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         MergeRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
@@ -35,7 +36,8 @@ extension LanyardRuntime {
             GoTrueRoutes(api: api, keys: keyRing, anonKey: configuration.gotrueAnonKey).register(on: router)
         }
         if let minter {
-            EmulatorRoutes(minter: minter).register(on: router)
+            EmulatorRoutes(minter: minter, oidcProviders: Self.emulatedOIDCProviders(configuration),
+                           baseURL: Self.localBaseURL(configuration)).register(on: router)
             if let appleEmulator, let apple {
                 AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock, minter: minter,
                                     client: httpClient, serverURL: Self.localBaseURL(configuration)).register(on: router)

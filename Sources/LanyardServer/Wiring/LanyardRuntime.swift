@@ -102,21 +102,37 @@ public struct LanyardRuntime: Sendable {
                               masterKey: masterKey)
     }
 
-    /// Apple and Google as configured; in dev mode both also accept the emulator's client IDs and fetch their keys
-    /// from the emulator — over HTTP, through the production verification path.
+    /// Apple, Google and the OpenID Connect providers as configured. In dev mode each also accepts the emulator's
+    /// client ID and takes its keys from the emulator, over HTTP, through the production verification path (an
+    /// OpenID Connect provider through its discovery document); an issuer on this machine (a test's, a local
+    /// Keycloak) is used as it is.
     static func providerSettings(_ configuration: LanyardConfiguration) -> [ProviderSettings] {
-        var apple = ProviderSettings(provider: .apple, clientIDs: configuration.appleClientIDs,
-                                     jwksURL: configuration.appleJWKSURL, requiresNonce: configuration.appleRequiresNonce)
-        var google = ProviderSettings(provider: .google, clientIDs: configuration.googleClientIDs,
-                                      jwksURL: configuration.googleJWKSURL, requiresNonce: configuration.googleRequiresNonce)
+        var apple = ProviderSettings.apple(clientIDs: configuration.appleClientIDs, jwksURL: configuration.appleJWKSURL,
+                                           requiresNonce: configuration.appleRequiresNonce)
+        var google = ProviderSettings.google(clientIDs: configuration.googleClientIDs, jwksURL: configuration.googleJWKSURL,
+                                             requiresNonce: configuration.googleRequiresNonce)
+        var oidc = configuration.oidcProviders.compactMap(ProviderSettings.init)
         if configuration.devMode {
             let base = localBaseURL(configuration)
             apple.jwksURL = base + EmulatedProvider.apple.keysPath
             apple.clientIDs.append(EmulatedProvider.apple.defaultClientID)
             google.jwksURL = base + EmulatedProvider.google.keysPath
             google.clientIDs.append(EmulatedProvider.google.defaultClientID)
+            let emulated = Dictionary(uniqueKeysWithValues: emulatedOIDCProviders(configuration).map { ($0.name, $0) })
+            for index in oidc.indices {
+                guard let provider = emulated[oidc[index].provider.rawValue] else { continue }
+                oidc[index].jwksURL = base + provider.discoveryPath
+                oidc[index].clientIDs.append(provider.defaultClientID)
+            }
         }
-        return [apple, google]
+        return [apple, google] + oidc
+    }
+
+    /// The OpenID Connect providers the emulator imitates in dev mode: every configured one whose issuer is not on
+    /// this machine.
+    public static func emulatedOIDCProviders(_ configuration: LanyardConfiguration) -> [EmulatedOIDCProvider] {
+        guard configuration.devMode else { return [] }
+        return configuration.oidcProviders.filter { !$0.isLocal }.map { EmulatedOIDCProvider(name: $0.name, issuer: $0.issuer) }
     }
 
     /// How this server reaches itself.

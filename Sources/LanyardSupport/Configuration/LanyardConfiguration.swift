@@ -25,6 +25,8 @@ public struct LanyardConfiguration: Sendable {
     public var googleJWKSURL: String = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleRequiresNonce = false
     public var googleRequiresNonce = false
+    /// `LANYARD_OIDC_PROVIDERS` and each name's settings, in the order named (reference section 18).
+    public var oidcProviders: [OIDCProviderConfiguration] = []
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
@@ -189,6 +191,11 @@ public struct LanyardConfiguration: Sendable {
                                      problem: "is required with LANYARD_WEBHOOK_URL (deliveries are signed with it)")
         }
         try loadAppleLifecycle(reader, into: &config)
+        config.oidcProviders = try OIDCProviderConfiguration.read(reader)
+        if !config.devMode, let unusable = config.oidcProviders.first(where: { $0.clientIDs.isEmpty }) {
+            throw ConfigurationError(variable: "LANYARD_OIDC_\(unusable.name.uppercased())_CLIENT_IDS",
+                                     problem: "is required for \(unusable.name) (the audiences its tokens are accepted for)")
+        }
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
         config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")

@@ -38,7 +38,7 @@ import Testing
             #expect(event.name == "change")
             #expect((event.json["data"] as? [String: Any])?["n"] as? Int == n)
             // Well inside the 30 s re-read, however busy the machine.
-            #expect(ContinuousClock.now - committed < .seconds(15), "the change took \(ContinuousClock.now - committed)")
+            #expect(ContinuousClock.now - committed < .seconds(25), "the change took \(ContinuousClock.now - committed)")
         }
         // The tablet's session signed out through the other instance.
         let began = ContinuousClock.now
@@ -46,7 +46,7 @@ import Testing
         #expect(signedOut.status == 204)
         let end = try #require(try await stream.events(until: "end").last)
         #expect(end.json["reason"] as? String == "signed_out")
-        #expect(ContinuousClock.now - began < .seconds(15), "a wake-up, not the 30 s re-read, ended it")
+        #expect(ContinuousClock.now - began < .seconds(25), "a wake-up, not the 30 s re-read, ended it")
         await cleanup()
     }
 

@@ -87,6 +87,7 @@ import Testing
 
     static func accounts(_ client: CheckedClient) async throws {
         let server = client.server
+        #expect(try await client.send(.GET, "/v1/providers").status == 200)
         let guest = try client.session(try await client.send(.POST, "/v1/auth/anonymous"))
         let ada = try client.session(try await client.send(.POST, "/v1/auth/signin/apple",
                                                            ["id_token": try server.idToken(.apple, sub: "ada", name: "Ada")],
@@ -285,6 +286,7 @@ import Testing
         #expect(try await client.send(.POST, "/v1/admin/users/\(linus.userID)/signout", bearer: key).status == 200)
         #expect(try await client.send(.GET, "/v1/admin/audit?limit=20", bearer: key).status == 200)
         #expect(try await client.send(.GET, "/v1/admin/stats", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/providers", bearer: key).status == 200)
         let founder = try await client.server.signIn(.apple, sub: "founder")
         let family = try await client.server.post("/v1/groups", ["name": "Admin's view"], bearer: founder.accessToken)
         let familyID = try #require(family.json["id"] as? String)

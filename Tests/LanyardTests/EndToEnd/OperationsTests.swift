@@ -103,6 +103,8 @@ import LanyardSupport
                 ("/v1/users/me/merge/challenge", "post"), ("/v1/users/me/merge", "post"), ("/v1/users/me/merges/{id}", "get"),
                 ("/join/{code}", "get"), ("/v1/admin/merges", "post"), ("/v1/admin/merges", "get"),
                 ("/v1/admin/merges/{id}/revert", "post"), ("/v1/admin/groups", "get"), ("/v1/admin/groups/{gid}", "get"), ("/v1/admin/groups/{gid}", "delete"),
+                ("/v1/providers", "get"), ("/v1/admin/providers", "get"), ("/_emulator/oidc/{name}/id-token", "post"),
+                ("/_emulator/oidc/{name}/.well-known/openid-configuration", "get"), ("/_emulator/oidc/{name}/keys", "get"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

@@ -43,10 +43,8 @@ struct CoreHarness: Sendable {
                                                     accessTokenTTL: configuration.accessTokenTTL)
         let minter = TokenMinter(keys: TestServer.sharedKeys, clock: clock)
         let keys = JWKSCache(fetcher: InProcessKeys(minter: minter), clock: clock)
-        let settings = EmulatedProvider.allCases.map { provider in
-            ProviderSettings(provider: provider == .apple ? .apple : .google, clientIDs: [provider.defaultClientID],
-                             jwksURL: provider.rawValue)
-        }
+        let settings = [ProviderSettings.apple(clientIDs: [EmulatedProvider.apple.defaultClientID], jwksURL: "apple"),
+                        ProviderSettings.google(clientIDs: [EmulatedProvider.google.defaultClientID], jwksURL: "google")]
         dependencies = CoreDependencies(
             database: database, clock: clock, random: random,
             accessTokens: AccessTokens(keys: keyRing, issuer: "http://lanyard.test", ttl: configuration.accessTokenTTL,

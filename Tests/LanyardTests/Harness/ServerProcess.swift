@@ -54,7 +54,7 @@ final class ServerProcess: Sendable {
 
     func request(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, bearer: String? = nil,
                  headers: [String: String] = [:]) async throws -> TestResponse {
-        try await TestHTTP.send(method, baseURL + path, json: json, bearer: bearer, headers: headers, timeout: .seconds(30))
+        try await TestHTTP.send(method, baseURL + path, json: json, bearer: bearer, headers: headers)
     }
 
     func signIn(apple sub: String) async throws -> TestResponse {

@@ -164,9 +164,13 @@ extension TestServer {
 
 /// Requests as a client sends them, to any Lanyard (in this process or another).
 enum TestHTTP {
+    /// Past the test servers' own database timeout (30 s, `RunningServer`): a request queued on a starved machine
+    /// gets the server's answer (a 503 included), never the client's deadline; only a hang reaches it.
+    static let timeout: TimeAmount = .seconds(90)
+
     static func send(_ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, rawBody: String? = nil,
                      bearer: String? = nil, headers: [String: String] = [:],
-                     timeout: TimeAmount = .seconds(30)) async throws -> TestResponse {
+                     timeout: TimeAmount = TestHTTP.timeout) async throws -> TestResponse {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }

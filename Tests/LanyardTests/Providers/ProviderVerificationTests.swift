@@ -57,7 +57,7 @@ final class CountingFetcher: JWKSFetching, @unchecked Sendable {
     }
 
     func settings(_ fixture: Fixture) -> ProviderSettings {
-        ProviderSettings(provider: .apple, clientIDs: [fixture.audience], jwksURL: "https://appleid.apple.com/auth/keys")
+        ProviderSettings.apple(clientIDs: [fixture.audience])
     }
 
     @Test func theGenuineTokenVerifiesAtItsTime() async throws {

@@ -125,3 +125,29 @@ struct Habit: Codable, Sendable, Equatable {
     var name: String
     var streak: Int
 }
+
+/// Providers by name through the SDK: what the server offers, and an OpenID Connect provider of the server's
+/// configuration signing in, linking and unlinking (reference section 18).
+@Suite struct SDKProviderTests {
+    @Test func anyConfiguredProviderSignsInLinksAndUnlinksByName() async throws {
+        try await OIDCProviderTests.withIssuer(.sqlite) { server, issuer in
+            let client = server.client()
+            let offered = try await client.providers()
+            #expect(offered.map(\.name) == [.apple, .google, Provider("acme"), .microsoft, .facebook])
+            #expect(offered.map(\.displayName) == ["Apple", "Google", "Acme SSO", "Microsoft", "Facebook"])
+            #expect(offered.allSatisfy { $0.kind == ($0.name == .apple ? .apple : $0.name == .google ? .google : .oidc) })
+
+            let signedIn = try await client.signIn(with: Provider("acme"), idToken: try await issuer.token(sub: "ada"), nonce: "n-1")
+            #expect(signedIn.isNewUser)
+            #expect(client.linkedProviders.map(\.provider) == [Provider("acme")])
+            let microsoft = try await OIDCProviderTests.microsoftToken(server, sub: "oid-ada")
+            let linked = try await client.link(ProviderCredential(provider: .microsoft, idToken: microsoft, nonce: "n-1"))
+            #expect(linked.linkedProviders.map(\.provider) == [Provider("acme"), .microsoft])
+            let unlinked = try await client.unlink(Provider("acme"))
+            #expect(unlinked.linkedProviders.map(\.provider) == [.microsoft])
+            await #expect(throws: LanyardError.self) {
+                try await client.signIn(with: Provider("okta"), idToken: try await issuer.token(sub: "ada"), nonce: "n-1")
+            }
+        }
+    }
+}

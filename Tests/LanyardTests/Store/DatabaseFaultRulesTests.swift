@@ -62,7 +62,7 @@ import Testing
         await #expect(throws: StoreError.self) { try await database.read { try await $0.query("SELECT 1") } }
         let waited = ContinuousClock.now - start
         // The deadline is swept every 50 ms; a starved machine may add a little more.
-        #expect(waited >= .milliseconds(250) && waited < .seconds(5), "\(waited)")
+        #expect(waited >= .milliseconds(250) && waited < .seconds(15), "\(waited)")
         release.finish()
         try await holder.value
         _ = try await database.read { try await $0.query("SELECT 1") }

@@ -396,6 +396,39 @@ async function activityView() {
       stat(count(stats.reuse_detections_per_day), "Refresh-token reuse detected, 30 days", "stat-reuse")));
 }
 
+async function providersView() {
+  show(h("h1", {}, "Providers"), h("p", { class: "loading" }, "Loading…"));
+  let list;
+  try {
+    list = await api("GET", "/v1/admin/providers");
+  } catch (error) {
+    show(h("h1", {}, "Providers"), errorBox(error));
+    return;
+  }
+  const keyState = (item) => {
+    if (item.last_error) return h("span", { class: "badge disabled" }, "Failing");
+    if (item.key_ids.length) return h("span", { class: "badge active" }, "Keys held");
+    return h("span", { class: "badge guest" }, "Not fetched yet");
+  };
+  const card = (item) => h("div", { class: "card provider-card", "data-provider": item.name },
+    h("div", { class: "head" }, h("h2", {}, provider(item.name),
+      item.display_name.toLowerCase() === item.name ? "" : h("span", { class: "muted" }, ` ${item.display_name}`)), keyState(item)),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Kind"), h("dd", {}, item.kind),
+      h("dt", {}, "Issuer"), h("dd", { class: "mono" }, item.issuer),
+      h("dt", {}, "Audiences"), h("dd", { class: "mono audiences" }, item.client_ids.join(", ")),
+      h("dt", {}, "Keys from"), h("dd", { class: "mono" }, item.keys_url),
+      h("dt", {}, "Nonce"), h("dd", {}, item.nonce_required ? "required" : "optional"),
+      h("dt", {}, "Keys"), h("dd", { class: "mono key-ids" }, item.key_ids.length ? item.key_ids.join(", ") : "—"),
+      h("dt", {}, "Fetched"), h("dd", {}, when(item.keys_fetched_at)),
+      h("dt", {}, "Last error"), h("dd", { class: "last-error" },
+        item.last_error ? `${when(item.last_error.at)}: ${item.last_error.message}` : "none")));
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Providers"),
+    h("p", { class: "muted" }, "Configured sign-in providers. Keys are fetched when a token first needs them."))),
+    ...(list.providers.length ? list.providers.map((item) => card(item))
+      : [empty("No providers", "Set LANYARD_APPLE_CLIENT_IDS, LANYARD_GOOGLE_CLIENT_IDS or LANYARD_OIDC_PROVIDERS.")]));
+}
+
 /** A stacked bar per day for the last 30 days: Apple, Google, then anything else. */
 function chart(days) {
   const byDate = new Map(days.map((day) => [day.date, day]));
@@ -460,12 +493,14 @@ function route() {
   $("#nav-users").classList.toggle("active", path.startsWith("/users"));
   $("#nav-groups").classList.toggle("active", path.startsWith("/groups"));
   $("#nav-activity").classList.toggle("active", path === "/activity");
+  $("#nav-providers").classList.toggle("active", path === "/providers");
   const user = path.match(/^\/users\/(.+)$/);
   const group = path.match(/^\/groups\/(.+)$/);
   if (user) userView(decodeURIComponent(user[1]));
   else if (group) groupView(decodeURIComponent(group[1]));
   else if (path === "/groups") groupsView();
   else if (path === "/activity") activityView();
+  else if (path === "/providers") providersView();
   else usersView();
 }
 

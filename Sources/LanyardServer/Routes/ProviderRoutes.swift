@@ -1,0 +1,18 @@
+import Hummingbird
+import LanyardCore
+import LanyardWire
+
+/// `GET /v1/providers`: the providers this server offers, so an app shows the right buttons (reference section 18).
+struct ProviderRoutes {
+    let api: APIContext
+
+    func register(on router: Router<LanyardRequestContext>) {
+        let offered = api.dependencies.providerTokens.configured.map {
+            OfferedProvider(name: Provider(rawValue: $0.provider.rawValue), displayName: $0.displayName,
+                            kind: OfferedProvider.Kind(rawValue: $0.kind.rawValue))
+        }
+        router.get("v1/providers") { _, _ in
+            try JSONResponse.make(offered, headers: [.cacheControl: "public, max-age=300"])
+        }
+    }
+}
