@@ -8,7 +8,8 @@ struct AuthRoutes {
 
     func register(on router: Router<LanyardRequestContext>) {
         // Each group's middleware runs in the order added, before the handler.
-        router.group("v1/auth").add(middleware: SignInMetrics(metrics: api.metrics))
+        router.group("v1/auth").add(middleware: SignInMetrics(metrics: api.metrics,
+                                                                   offered: Set(api.dependencies.providerTokens.offered.map(\.rawValue))))
             .add(middleware: RateLimit(api, .signIn, per: .clientIP))
             .add(middleware: BearerAuthentication(api, .optionalAllowingMerged))
             .post("signin/:provider", use: signIn)

@@ -8,13 +8,15 @@ struct WellKnownRoutes {
     static let jwksMaxAge = 300
     let keys: SigningKeyRing
     let issuer: String
+    /// The offered providers' names, each with its sign-in endpoint in the discovery document.
+    let providers: [String]
 
     func register(on router: Router<LanyardRequestContext>) {
         router.get(".well-known/jwks.json") { _, _ in
             try JSONResponse.make(await keys.currentJWKS(), headers: [.cacheControl: "public, max-age=\(Self.jwksMaxAge)"])
         }
         router.get(".well-known/openid-configuration") { _, _ in
-            try JSONResponse.make(OpenIDConfiguration(issuer: issuer), headers: [.cacheControl: "public, max-age=3600"])
+            try JSONResponse.make(OpenIDConfiguration(issuer: issuer, providers: providers), headers: [.cacheControl: "public, max-age=3600"])
         }
     }
 }
@@ -44,13 +46,14 @@ struct OpenIDConfiguration: Encodable {
         case signinEndpoints = "signin_endpoints"
     }
 
-    init(issuer: String) {
+    init(issuer: String, providers: [String]) {
         self.issuer = issuer
         jwksUri = issuer + "/.well-known/jwks.json"
         tokenEndpoint = issuer + "/v1/auth/refresh"
         userinfoEndpoint = issuer + "/v1/users/me"
         revocationEndpoint = issuer + "/v1/auth/signout"
-        signinEndpoints = ["apple": issuer + "/v1/auth/signin/apple", "google": issuer + "/v1/auth/signin/google",
-                           "anonymous": issuer + "/v1/auth/anonymous"]
+        var endpoints = ["anonymous": issuer + "/v1/auth/anonymous"]
+        for provider in providers { endpoints[provider] = issuer + "/v1/auth/signin/" + provider }
+        signinEndpoints = endpoints
     }
 }

@@ -26,7 +26,8 @@ extension LanyardRuntime {
         JoinPageRoutes().register(on: router)
         ChangeRoutes(api: api, hub: changeHub, stalls: streamStalls, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
-        WellKnownRoutes(keys: keyRing, issuer: issuer).register(on: router)
+        WellKnownRoutes(keys: keyRing, issuer: issuer,
+                        providers: dependencies.providerTokens.offered.map(\.rawValue)).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         if let adminKey = configuration.adminKey {
             AdminRoutes(api: api, key: adminKey).register(on: router)

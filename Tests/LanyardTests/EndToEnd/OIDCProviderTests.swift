@@ -93,6 +93,17 @@ import Testing
             #expect(unlinked.status == 200, "\(unlinked.text)")
             #expect(unlinked.json["linked_providers"] as? [String] == ["google"])
 
+            // Metrics and the discovery document name it; a name the server does not offer adds no label.
+            #expect(try await server.post("/v1/auth/signin/okta", ["id_token": "x"]).status == 400)
+            let metrics = try await server.get("/metrics").text
+            #expect(metrics.contains(#"lanyard_signins_total{provider="acme",outcome="success"} 3"#))
+            #expect(metrics.contains(#"lanyard_signins_total{provider="other",outcome="UNSUPPORTED_PROVIDER"} 1"#))
+            #expect(!metrics.contains(#"provider="okta""#))
+            let discovery = try await server.get("/.well-known/openid-configuration")
+            let endpoints = try #require(discovery.json["signin_endpoints"] as? [String: String])
+            #expect(endpoints["acme"]?.hasSuffix("/v1/auth/signin/acme") == true)
+            #expect(Set(endpoints.keys) == ["anonymous", "apple", "google", "acme", "microsoft", "facebook"])
+
             // The audit names the provider.
             let audit = try await server.request(.GET, "/v1/admin/audit?user_id=\(first.userID)", bearer: Self.adminKey)
             let signIns = (audit.json["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "sign_in" }
