@@ -95,7 +95,7 @@ public enum MicrosoftTenants: Sendable, Equatable {
         case ["consumers"]: self = .consumers
         case ["organizations"]: self = .organizations
         default:
-            guard lowered.allSatisfy(Self.isTenantID) else { return nil }
+            guard lowered.allSatisfy(OIDCProviderConfiguration.isTenantID) else { return nil }
             self = .only(Set(lowered))
         }
     }
@@ -107,20 +107,5 @@ public enum MicrosoftTenants: Sendable, Equatable {
         case .organizations: tenant != Self.consumerTenant
         case .only(let tenants): tenants.contains(tenant)
         }
-    }
-
-    /// A tenant id as Microsoft writes it: a lowercase UUID.
-    public static func isTenantID(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                else { return false }
-            }
-        }
-        return true
     }
 }

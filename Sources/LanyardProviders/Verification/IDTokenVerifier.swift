@@ -79,7 +79,7 @@ public struct IDTokenVerifier: Sendable {
             guard issuers.contains(issuer) else { throw ProviderTokenError(.issuer) }
         case .microsoft(let tenants):
             // The issuer must name the token's own tenant: a token of one tenant cannot pass as another's.
-            guard let tenant = claims["tid"]?.stringValue, MicrosoftTenants.isTenantID(tenant),
+            guard let tenant = claims["tid"]?.stringValue, OIDCProviderConfiguration.isTenantID(tenant),
                   issuer == MicrosoftTenants.issuer(tenant: tenant) else { throw ProviderTokenError(.issuer) }
             guard tenants.allows(tenant) else { throw ProviderTokenError(.tenant) }
         }

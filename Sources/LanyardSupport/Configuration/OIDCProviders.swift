@@ -146,7 +146,19 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
         return Self.isLoopback(host)
     }
 
-    static func isTenantID(_ value: String) -> Bool {
-        value.utf8.count == 36 && UUID(uuidString: value) != nil
+    /// A Microsoft tenant id as Microsoft writes it: a lowercase UUID (settings are lowercased before they are
+    /// checked; a token's `tid` is checked as it comes).
+    public static func isTenantID(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
     }
 }
