@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // TLS for SMTP (STARTTLS and implicit TLS); already built for PostgreSQL and the HTTP client.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation --target Lanyard`: the SDK's documentation (DocC).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Tests only: the differential test of our JWS code against Vapor's (`JOSEDifferentialTests`).
@@ -89,6 +91,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Mail: an SMTP client that insists on TLS, and the MIME text of a mail.
+        .target(
+            name: "LanyardMail",
+            dependencies: [
+                "LanyardSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Fake Apple and Google identity providers for dev mode and tests.
         .target(
             name: "LanyardEmulator",
@@ -100,6 +113,7 @@ let package = Package(
             name: "LanyardServer",
             dependencies: [
                 "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator", "LanyardWire",
+                "LanyardMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,7 +158,7 @@ let package = Package(
             name: "LanyardTests",
             dependencies: [
                 "LanyardServer", "LanyardSupport", "LanyardStore", "LanyardProviders", "LanyardCore", "LanyardEmulator",
-                "Lanyard", "LanyardWire",
+                "Lanyard", "LanyardWire", "LanyardMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

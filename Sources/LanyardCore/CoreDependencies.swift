@@ -35,6 +35,12 @@ public struct CoreDependencies: Sendable {
     let refreshSuccessorKey: [UInt8]
     /// Wakes an account's live readers after a commit (the server's change hub); silent elsewhere.
     public var signals: any AccountSignals = SilentAccountSignals()
+    /// Email codes and links (reference section 18): the settings, whether the identity is offered, the keyed
+    /// hashes and sealing of flows and mails, and the nudge that wakes this instance's mailer after a commit.
+    public let email: EmailSettings
+    public let offersEmail: Bool
+    let emailSecrets: EmailSecrets
+    public var mailQueued: @Sendable () -> Void = {}
 
     public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
@@ -58,6 +64,9 @@ public struct CoreDependencies: Sendable {
         self.userIDStrategy = configuration.userIDStrategy
         self.webhooksEnabled = configuration.webhookURL != nil
         self.refreshSuccessorKey = masterKey.derivedKey(purpose: "lanyard refresh token successor v1")
+        self.email = configuration.email
+        self.offersEmail = configuration.offersEmail
+        self.emailSecrets = EmailSecrets(masterKey: masterKey)
     }
 }
 

@@ -23,6 +23,8 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let microsoft = Provider(known: "microsoft")
     /// Facebook Limited Login, a preset.
     public static let facebook = Provider(known: "facebook")
+    /// The email identity (reference section 18): proven by a code or a link in one mail, not an ID token.
+    public static let email = Provider(known: "email")
 
     public var description: String { rawValue }
 

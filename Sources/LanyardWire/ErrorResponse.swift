@@ -46,9 +46,12 @@ public struct ErrorResponse: Sendable, Equatable, Codable {
         public var mergedInto: String?
         /// The providers both accounts hold (`MERGE_CONFLICT` `provider_collision`).
         public var providers: [String]?
+        /// `INVALID_CODE`: wrong codes an email flow still accepts.
+        public var attemptsLeft: Int?
 
         enum CodingKeys: String, CodingKey {
             case field, reason, provider, required, limit, providers
+            case attemptsLeft = "attempts_left"
             case mergedInto = "merged_into"
             case mergeAvailable = "merge_available", retryAfter = "retry_after", currentVersion = "current_version"
         }

@@ -50,6 +50,13 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// ```
     public static let facebook = Provider(rawValue: "facebook")
 
+    /// The email identity: an address proven by a code or a link (`client.email`), not an ID token.
+    ///
+    /// ```swift
+    /// let hasEmail = client.linkedProviders.contains { $0.provider == .email }
+    /// ```
+    public static let email = Provider(rawValue: "email")
+
     /// A provider by the name the server configures it under.
     ///
     /// ```swift
@@ -110,6 +117,8 @@ public struct OfferedProvider: Sendable, Equatable, Codable {
         public static let google = Kind(rawValue: "google")
         /// Any OpenID Connect library (MSAL for Microsoft, Facebook's Limited Login, AppAuth).
         public static let oidc = Kind(rawValue: "oidc")
+        /// A code or a link in one mail: `client.email` (`/v1/auth/email/*`).
+        public static let email = Kind(rawValue: "email")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)

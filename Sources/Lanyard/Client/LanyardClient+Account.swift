@@ -86,7 +86,7 @@ extension LanyardClient {
         return user
     }
 
-    private func fetchUser() async throws -> User {
+    func fetchUser() async throws -> User {
         try await sendAuthorized(APIRequest("GET", "v1/users/me"), as: User.self)
     }
 

@@ -79,6 +79,11 @@ public enum LanyardError: Error, Sendable, Equatable {
     case mergeConflict(reason: String, mergedInto: String?, providers: [String])
     /// `ACCOUNT_MERGED`: this account was merged into `into` on another device. The client has signed out.
     case accountMerged(into: User.ID)
+    /// `INVALID_CODE`: an email code was wrong (`wrong_code`, with the tries left) or its flow cannot be finished
+    /// (`expired`, `flow_dead`, `used`, `undeliverable`): start again.
+    case invalidCode(reason: String, attemptsLeft: Int)
+    /// `EMAIL_NOT_CONFIRMED`: the link in the mail was not confirmed within the wait.
+    case emailNotConfirmed
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -170,6 +175,14 @@ extension LanyardError: LocalizedError {
             default: "Sign in to an account first; a guest's data joins an account when you sign in."
             }
         case .accountMerged: "This account was merged into another. Please sign in again."
+        case .invalidCode(let reason, let left):
+            switch reason {
+            case "wrong_code": left == 1 ? "That code isn't right. One try left." : "That code isn't right. \(left) tries left."
+            case "expired": "That code has expired. Ask for a new one."
+            case "undeliverable": "We couldn't deliver the mail. Check the address and try again."
+            default: "That code can't be used any more. Ask for a new one."
+            }
+        case .emailNotConfirmed: "Open the link in the mail we sent, then come back."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."
@@ -216,6 +229,8 @@ extension LanyardError {
             return .mergeConflict(reason: error.details?.reason ?? "", mergedInto: error.details?.mergedInto,
                                   providers: error.details?.providers ?? [])
         case "ACCOUNT_MERGED": return .accountMerged(into: User.ID(error.details?.mergedInto ?? ""))
+        case "INVALID_CODE": return .invalidCode(reason: error.details?.reason ?? "", attemptsLeft: error.details?.attemptsLeft ?? 0)
+        case "EMAIL_NOT_CONFIRMED": return .emailNotConfirmed
         default: return .server(status: status, code: error.code, message: error.message)
         }
     }

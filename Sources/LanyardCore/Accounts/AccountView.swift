@@ -116,6 +116,11 @@ public struct MeResponse: JSONWritable, Sendable {
         writer.object { json in
             user.writeMembers(to: &json)
             json.key("linked_providers"); json.strings(user.providerNames)
+            // How many ways back in the account has: an app nudges an account with one to add a second
+            // (reference section 18).
+            json.key("recovery"); json.object { recovery in
+                recovery.key("methods"); recovery.integer(Int64(user.identities.count))
+            }
         }
     }
 }

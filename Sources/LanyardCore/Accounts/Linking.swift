@@ -17,8 +17,13 @@ public struct Linking: Sendable {
     public func link(provider: Provider, idToken: String, nonce: String?, caller: Caller,
                      client: ClientInfo) async throws -> LinkResponse {
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        return try await link(identity, caller: caller, client: client)
+    }
+
+    /// Links an identity already proven (an ID token's, an email code's) to the caller's account.
+    public func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
         do {
-            return try await linkTransaction(provider: provider, identity: identity, caller: caller, client: client)
+            return try await linkTransaction(provider: identity.provider, identity: identity, caller: caller, client: client)
         } catch StoreError.notNullViolation {
             // The account was merged away or deleted between the read and the write (`IdentityStore.link`).
             throw LanyardError.unauthorized("This account no longer exists")

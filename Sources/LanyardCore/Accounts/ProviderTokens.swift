@@ -28,7 +28,7 @@ public struct ProviderTokens: Sendable {
 
     /// The name to show a person: "Apple", "Microsoft", or what `LANYARD_OIDC_<NAME>_DISPLAY_NAME` says.
     public func displayName(_ provider: Provider) -> String {
-        settings[provider]?.displayName ?? provider.rawValue
+        settings[provider]?.displayName ?? (provider == .email ? "Email" : provider.rawValue)
     }
 
     /// What is known of each offered provider's keys (the console's Providers page).

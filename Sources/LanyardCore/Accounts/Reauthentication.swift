@@ -15,6 +15,12 @@ public struct Reauthentication: Sendable {
     public func reauthenticate(provider: Provider, idToken: String, nonce: String?, caller: Caller,
                                client: ClientInfo) async throws -> IssuedSession {
         let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        return try await reauthenticate(identity, caller: caller, client: client)
+    }
+
+    /// Re-authenticates with an identity already proven (an ID token's, an email code's).
+    public func reauthenticate(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo) async throws -> IssuedSession {
+        let provider = identity.provider
         let dependencies = self.dependencies
         // Retried when the account's deletion races it (a deadlock, or the account gone before the insert): the
         // retry finds the identity gone with it.

@@ -38,7 +38,12 @@ public struct SignIn: Sendable {
 
     public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
         let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
-        let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
+        return try await signIn(identity, name: request.fullName ?? identity.name, guest: guest, client: client)
+    }
+
+    /// Signs in with an identity already proven (an ID token's, an email code's).
+    public func signIn(_ identity: VerifiedIdentity, name: String?, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
+        let lookup = try await dependencies.identityOwners.lookup(provider: identity.provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies
         let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
             let found = try await lookup.read(on: connection)
@@ -48,7 +53,7 @@ public struct SignIn: Sendable {
                 guest: guestAccount.map { .init(id: $0.id, isAnonymous: $0.isAnonymous, mergedInto: $0.mergedInto) },
                 bearerEndedByMerge: guest?.mergedInto != nil, identityOwner: found?.owner.id)
             let attempt = Attempt(dependencies: dependencies, connection: connection, now: dependencies.clock.now(),
-                                  client: client, identity: identity, name: request.fullName ?? identity.name, found: found)
+                                  client: client, identity: identity, name: name, found: found)
             return try await attempt.carryOut(decision)
         }
         if let guestID = landed.mergedFrom {

@@ -38,6 +38,11 @@ public enum AuditEvent: String, Sendable {
     case groupCollectionShared = "group.collection_shared"
     case groupCollectionUnshared = "group.collection_unshared"
     case groupMemberUpdated = "group.member_updated"
+    // Email (reference section 18).
+    /// A mail could not be delivered after its last retry (also a webhook).
+    case emailFailed = "email.failed"
+    /// An operator sent a recovery flow to the account's email identity (also a webhook).
+    case recoverySent = "user.recovery_sent"
 }
 
 public struct AuditLog: Sendable {

@@ -27,6 +27,8 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case ownerMustTransfer = "OWNER_MUST_TRANSFER"
         case mergeConflict = "MERGE_CONFLICT"
         case accountMerged = "ACCOUNT_MERGED"
+        case invalidCode = "INVALID_CODE"
+        case emailNotConfirmed = "EMAIL_NOT_CONFIRMED"
         case internalError = "INTERNAL_ERROR"
         case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
@@ -34,10 +36,10 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             switch self {
             case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
             case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
-                 .reauthenticationRequired, .accountMerged: 401
+                 .reauthenticationRequired, .accountMerged, .invalidCode: 401
             case .forbidden, .accountDisabled, .insufficientRole: 403
             case .notFound, .providerNotLinked: 404
-            case .providerConflict, .groupLimit, .ownerMustTransfer, .mergeConflict: 409
+            case .providerConflict, .groupLimit, .ownerMustTransfer, .mergeConflict, .emailNotConfirmed: 409
             case .inviteUnusable: 410
             case .versionConflict: 412
             case .payloadTooLarge: 413
@@ -173,6 +175,25 @@ extension LanyardError {
         return LanyardError(.forbidden, message,
                             details: ["reason": "identity_not_on_account", "provider": .string(provider.lowercased())])
     }
+
+    /// An email flow's code was wrong, or the flow cannot be finished (reference section 18): `reason` is
+    /// `wrong_code` (with `attempts_left`), `expired`, `flow_dead` (five wrong codes), `used` or `undeliverable`.
+    public static func invalidCode(reason: String, attemptsLeft: Int) -> LanyardError {
+        let message = switch reason {
+        case "wrong_code": attemptsLeft == 1 ? "That code is not right; one try left" : "That code is not right; \(attemptsLeft) tries left"
+        case "expired": "That code has expired; ask for a new one"
+        case "flow_dead": "Too many wrong codes; ask for a new one"
+        case "used": "That code was already used; ask for a new one"
+        case "undeliverable": "The mail could not be delivered; check the address and ask for a new one"
+        default: "That code is not valid; ask for a new one"
+        }
+        return LanyardError(.invalidCode, message, details: ["reason": .string(reason),
+                                                             "attempts_left": .number(Double(attemptsLeft))])
+    }
+
+    /// `complete` before the link in the mail was confirmed.
+    public static let emailNotConfirmed = LanyardError(
+        .emailNotConfirmed, "The link in the mail has not been confirmed yet", details: ["reason": "pending"])
 
     public static let accountDisabled = LanyardError(.accountDisabled, "This account has been disabled")
 

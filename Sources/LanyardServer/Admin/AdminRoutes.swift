@@ -16,6 +16,8 @@ struct AdminRoutes {
         group.patch("users/:id", use: updateUser)
         group.delete("users/:id", use: deleteUser)
         group.post("users/:id/signout", use: signOut)
+        group.post("users/:id/recovery", use: sendRecovery)
+        group.get("email/deliveries", use: emailDeliveries)
         group.delete("users/:id/sessions/:session", use: revokeSession)
         group.get("groups", use: groups)
         group.get("groups/:gid", use: groupDetails)
@@ -62,6 +64,20 @@ struct AdminRoutes {
         let ended = try await administration.signOut(id: context.identifier("id"),
                                                      client: api.client(request, context))
         return try JSONResponse.make(["sessions_ended": ended])
+    }
+
+    /// An operator sends the account's email identity a recovery code (reference section 18).
+    @Sendable func sendRecovery(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let flowID = try await EmailFlows(api.dependencies).sendRecovery(
+            userID: context.identifier("id"), actor: "admin", client: api.client(request, context))
+        return try JSONResponse.make(["flow_id": flowID], status: .accepted)
+    }
+
+    @Sendable func emailDeliveries(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let query = AdminQuery(request)
+        let limit = min(max(try query.integer("limit") ?? 100, 1), 500)
+        return try JSONResponse.make(try await EmailOutbox(api.dependencies).deliveries(status: query.string("status"),
+                                                                                      limit: limit))
     }
 
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -64,6 +64,9 @@ struct GoTrueError: Error, Equatable {
             return GoTrueError(status: 403, code: "session_not_found", message: message)
         case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer, .mergeConflict:
             return GoTrueError(status: error.httpStatus, code: error.code.rawValue.lowercased(), message: message)
+        // GoTrue's answer to any code it will not accept (wrong, expired, used).
+        case .invalidCode: return GoTrueError(status: 403, code: "otp_expired", message: "Token has expired or is invalid")
+        case .emailNotConfirmed: return GoTrueError(status: 400, code: "email_not_confirmed", message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:
             return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)

@@ -30,6 +30,38 @@ struct GoTrueSignUpBody: RequestBody {
     }
 }
 
+/// `POST /auth/v1/otp` (Supabase's `signInWithOTP`): an email, and `create_user` (default true). `data`,
+/// `code_challenge` and `gotrue_meta_security` are ignored; a phone is refused.
+struct GoTrueOTPBody: RequestBody {
+    let email: String?
+    let phone: String?
+    let createUser: Bool
+
+    init(_ fields: BodyFields) throws {
+        email = try fields.optionalString("email").flatMap { $0.isEmpty ? nil : $0 }
+        phone = try fields.optionalString("phone").flatMap { $0.isEmpty ? nil : $0 }
+        createUser = try fields.optionalBool("create_user") ?? true
+    }
+}
+
+/// `POST /auth/v1/verify` (Supabase's `verifyOTP`): `type` one of `email`, `magiclink`, `signup`, `recovery`; the
+/// address and the code from the mail.
+struct GoTrueVerifyBody: RequestBody {
+    static let types = ["email", "magiclink", "signup", "recovery"]
+    let type: String
+    let email: String
+    let token: String
+
+    init(_ fields: BodyFields) throws {
+        type = try fields.string("type")
+        guard Self.types.contains(type) else {
+            throw LanyardError.invalidRequest(field: "type", "type must be one of \(Self.types.joined(separator: ", ")) (Lanyard sends codes by email only)")
+        }
+        email = try Field.nonEmpty(try fields.string("email"), "email", maximumLength: 1024)
+        token = try Field.nonEmpty(try fields.string("token"), "token", maximumLength: 32)
+    }
+}
+
 /// `PUT /auth/v1/user`: only `data` (user metadata) is supported; email, phone and password changes are not.
 struct GoTrueUserBody: RequestBody {
     let data: [String: JSONValue]

@@ -16,6 +16,9 @@ struct GoTrueRoutes {
         // Both grants count as sign-ins; `link_identity` also counts against the account's link limit (`token`).
         group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("token", use: token)
         group.group().add(middleware: RateLimit(api, .anonymous, per: .clientIP)).post("signup", use: signUp)
+        // Email codes (reference section 18): `otp` is limited like `/v1/auth/email/start`, inside its transaction.
+        group.post("otp", use: otp)
+        group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("verify", use: verifyOTP)
         let signedIn = group.group().add(middleware: BearerAuthentication(api, .required))
         signedIn.get("user", use: user)
         signedIn.put("user", use: updateUser)
@@ -137,8 +140,28 @@ struct GoTrueRoutes {
         return try JSONResponse.make([String: String]())
     }
 
+    /// A code by email, for `verify`; the answer is the same whether or not the address has an account.
+    @Sendable func otp(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(GoTrueOTPBody.self, from: request)
+        if body.phone != nil, body.email == nil { throw GoTrueError.phoneDisabled }
+        guard let email = body.email else { throw LanyardError.invalidRequest(field: "email", "email is required") }
+        guard api.dependencies.offersEmail else { throw GoTrueError.emailDisabled }
+        try await EmailFlows(api.dependencies).startForGoTrue(email: email, createUser: body.createUser,
+                                                              client: api.client(request, context))
+        return try JSONResponse.make([String: String]())
+    }
+
+    @Sendable func verifyOTP(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(GoTrueVerifyBody.self, from: request)
+        let outcome = try await EmailFlows(api.dependencies).verifyForGoTrue(email: body.email, code: body.token,
+                                                                             client: api.client(request, context))
+        guard case .session(let session) = outcome else { throw LanyardError.internalError }
+        return try await respond(session)
+    }
+
     @Sendable func settings(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let offered = api.dependencies.providerTokens.offered.map { GoTrueProviderNames.gotrue($0.rawValue) }
+            + (api.dependencies.offersEmail ? ["email"] : [])
         return try JSONResponse.make(GoTrueSettings(offered: offered))
     }
 

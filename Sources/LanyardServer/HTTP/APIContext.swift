@@ -36,6 +36,12 @@ struct APIContext: Sendable {
     func provider(_ context: LanyardRequestContext) throws -> Provider {
         try dependencies.providerTokens.provider(named: context.parameters.get("provider") ?? "")
     }
+
+    /// A sign-in method an account may hold: an offered provider's name, or `email` (unlinked even when email is
+    /// no longer offered).
+    func method(_ context: LanyardRequestContext) throws -> Provider {
+        context.parameters.get("provider") == Provider.email.rawValue ? .email : try provider(context)
+    }
 }
 
 extension HTTPField.Name {

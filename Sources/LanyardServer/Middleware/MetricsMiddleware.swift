@@ -13,6 +13,8 @@ public final class ServerMetrics: Sendable {
     private let unavailable = Mutex<[String: Counter]>([:])
     private let webhookOutcomes = Mutex<[String: Counter]>([:])
     private let appleRedemptions = Mutex<[String: Counter]>([:])
+    private let emailOutcomes = Mutex<[String: Counter]>([:])
+    private let emailLatency: DurationHistogram
     private let webhookLatency: DurationHistogram
     private let webhookPending: Gauge
     private let databaseReachable: Gauge
@@ -31,6 +33,11 @@ public final class ServerMetrics: Sendable {
                               helpText: "Webhook delivery attempts, until the receiver answered or the attempt failed"),
             buckets: [.milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1),
                       .seconds(5), .seconds(15)])
+        emailLatency = registry.makeDurationHistogram(
+            descriptor: .init(namespace: "lanyard", metricName: "email_attempt_duration", unitName: "seconds",
+                              helpText: "Mail attempts, from connecting to the SMTP server until it accepted the mail or the attempt failed"),
+            buckets: [.milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+                      .seconds(1), .seconds(2.5), .seconds(5), .seconds(15), .seconds(30)])
         webhookPending = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "webhook_events_pending", unitName: "",
                                                               helpText: "Webhook events not delivered yet"))
         databaseReachable = registry.makeGauge(descriptor: .init(namespace: "lanyard", metricName: "database_reachable", unitName: "",
@@ -71,6 +78,16 @@ public final class ServerMetrics: Sendable {
     func setDatabaseReachable(_ reachable: Bool) { databaseReachable.set(Double(reachable ? 1 : 0)) }
 
     func recordWebhookAttempt(duration: Duration) { webhookLatency.record(duration) }
+
+    /// `sent`, `mailbox` (dev mode), `retry` or `failed`; `duration` of an SMTP attempt.
+    func recordEmailOutcome(_ outcome: String, duration: Duration?) {
+        if let duration { emailLatency.record(duration) }
+        Self.collector(outcome, in: emailOutcomes) {
+            registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "email_attempts", unitName: "total",
+                                                   helpText: "Mail delivery attempts by outcome"),
+                                 labels: [("outcome", outcome)])
+        }.increment()
+    }
 
     func setPendingWebhooks(_ count: Int) { webhookPending.set(Double(count)) }
 

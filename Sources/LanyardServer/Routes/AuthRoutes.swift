@@ -65,7 +65,7 @@ struct AuthRoutes {
 
     @Sendable func unlink(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let provider = try api.provider(context)
+        let provider = try api.method(context)
         return JSONResponse.make(try await Linking(api.dependencies).unlink(
             provider: provider, caller: caller, client: api.client(request, context)))
     }

@@ -10,7 +10,7 @@ struct ProviderRoutes {
         let offered = api.dependencies.providerTokens.configured.map {
             OfferedProvider(name: Provider(rawValue: $0.provider.rawValue), displayName: $0.displayName,
                             kind: OfferedProvider.Kind(rawValue: $0.kind.rawValue))
-        }
+        } + (api.dependencies.offersEmail ? [OfferedProvider(name: Provider(rawValue: "email"), displayName: "Email", kind: .email)] : [])
         router.get("v1/providers") { _, _ in
             try JSONResponse.make(offered, headers: [.cacheControl: "public, max-age=300"])
         }

@@ -18,6 +18,10 @@ extension LanyardRuntime {
                              appleCodes: appleCodes)
         AuthRoutes(api: api).register(on: router)
         ProviderRoutes(api: api).register(on: router)
+        if dependencies.offersEmail {
+            EmailRoutes(api: api).register(on: router)
+            EmailLinkPageRoutes(api: api).register(on: router)
+        }
         UserRoutes(api: api).register(on: router)
         MergeRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
@@ -39,6 +43,7 @@ extension LanyardRuntime {
         if let minter {
             EmulatorRoutes(minter: minter, oidcProviders: Self.emulatedOIDCProviders(configuration),
                            baseURL: Self.localBaseURL(configuration)).register(on: router)
+            MailboxRoutes(api: api).register(on: router)
             if let appleEmulator, let apple {
                 AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock, minter: minter,
                                     client: httpClient, serverURL: Self.localBaseURL(configuration)).register(on: router)
@@ -84,6 +89,7 @@ extension LanyardRuntime {
         }
         services.append(StreamStallService(stalls: streamStalls, logger: logger))
         services.append(MergeRetention(dependencies: dependencies, logger: logger))
+        if let mailer { services.append(mailer) }
         if let appleCodes { services.append(appleCodes) }
         if let apple {
             services.append(AppleRevocations(lifecycle: apple, pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)),

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import LanyardCore
 import LanyardEmulator
+import LanyardMail
 import LanyardProviders
 import LanyardStore
 import LanyardSupport
@@ -30,6 +31,8 @@ public struct LanyardRuntime: Sendable {
     let changeHub: ChangeHub
     let streamStalls: StreamStalls
     let changeNotifier: ChangeNotifier?
+    /// Sends the mail outbox, when email is offered.
+    let mailer: EmailDelivery?
 
     public static func start(configuration: LanyardConfiguration, logger: Logger,
                              clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource()
@@ -72,16 +75,23 @@ public struct LanyardRuntime: Sendable {
         let changeHub = ChangeHub(maximumStreams: configuration.streamMax, maximumPerAccount: configuration.streamMaxPerAccount)
         let changeNotifier = (database as? any DatabaseNotifications).map { ChangeNotifier(database: $0, hub: changeHub) }
         dependencies.signals = HubSignals(hub: changeHub, notifier: changeNotifier)
+        let mailWakeUp = MailWakeUp()
+        dependencies.mailQueued = { mailWakeUp.nudge() }
         let apple = try appleLifecycle(configuration, dependencies: dependencies, masterKey: masterKey,
                                        httpClient: httpClient, random: random)
         let metrics = ServerMetrics()
+        let mailer = try configuration.offersEmail ? EmailDelivery(
+            outbox: EmailOutbox(dependencies),
+            smtp: configuration.email.smtp.map { try SMTPClient(endpoint: $0, caFile: configuration.email.smtpCAFile) },
+            settings: configuration.email, wakeUp: mailWakeUp,
+            pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)), metrics: metrics, logger: logger) : nil
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, metrics: metrics, apple: apple,
                               appleEmulator: appleEmulator,
                               appleCodes: apple.map { AppleCodeRedemptions(lifecycle: $0, metrics: metrics, logger: logger) },
                               httpClient: httpClient, logger: logger, changeHub: changeHub,
                               streamStalls: StreamStalls(timeout: .milliseconds(Int64(configuration.streamStallTimeout * 1000))),
-                              changeNotifier: changeNotifier)
+                              changeNotifier: changeNotifier, mailer: mailer)
     }
 
     /// The configured Apple key, or in dev mode one made for the emulator (kept in the data directory), and where

@@ -355,6 +355,66 @@ public enum Migrations {
             "ALTER TABLE webhook_events ADD COLUMN related_user_id TEXT",
             "CREATE INDEX webhook_events_related ON webhook_events (related_user_id, id) WHERE related_user_id IS NOT NULL",
         ]),
+        // Email codes and links (reference section 18): a flow per mail (codes, link tokens and the device's secret
+        // stored only as keyed hashes; the link token's hash unique), counters for the per-address, per-IP and
+        // deployment-wide limits, and the mail outbox (one mail per flow: the unique flow id; the body sealed under
+        // the master key and erased once sent).
+        Migration(version: 13, name: "email codes and links", statements: [
+            """
+            CREATE TABLE email_flows (
+                id TEXT PRIMARY KEY,
+                address TEXT NOT NULL,
+                intent TEXT NOT NULL,
+                origin TEXT NOT NULL,
+                secret_hash TEXT,
+                code_hash TEXT NOT NULL,
+                link_hash TEXT,
+                match_number {int} NOT NULL,
+                user_id TEXT,
+                session_id TEXT,
+                redirect_to TEXT,
+                client_ip TEXT,
+                user_agent TEXT,
+                create_user {int} NOT NULL,
+                wrong_codes {int} NOT NULL,
+                created_at {int} NOT NULL,
+                expires_at {int} NOT NULL,
+                confirmed_at {int},
+                used_at {int},
+                undeliverable_at {int}
+            )
+            """,
+            "CREATE UNIQUE INDEX email_flows_link ON email_flows (link_hash) WHERE link_hash IS NOT NULL",
+            "CREATE INDEX email_flows_address ON email_flows (address, created_at)",
+            """
+            CREATE TABLE email_limits (
+                key TEXT PRIMARY KEY,
+                window_start {int} NOT NULL,
+                count {int} NOT NULL,
+                last_at {int} NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE email_deliveries (
+                id {id},
+                flow_id TEXT NOT NULL UNIQUE,
+                recipient TEXT NOT NULL,
+                user_id TEXT,
+                intent TEXT NOT NULL,
+                sealed_body {blob},
+                status TEXT NOT NULL,
+                attempts {int} NOT NULL,
+                next_attempt_at {int} NOT NULL,
+                locked_until {int},
+                last_error TEXT,
+                created_at {int} NOT NULL,
+                sent_at {int},
+                failed_at {int}
+            )
+            """,
+            "CREATE INDEX email_deliveries_due ON email_deliveries (status, next_attempt_at)",
+            "CREATE INDEX email_deliveries_recipient ON email_deliveries (recipient, id)",
+        ]),
     ]
 
     static func render(_ statement: String, for dialect: SQLDialect) -> String {

@@ -27,6 +27,8 @@ public struct LanyardConfiguration: Sendable {
     public var googleRequiresNonce = false
     /// `LANYARD_OIDC_PROVIDERS` and each name's settings, in the order named (reference section 18).
     public var oidcProviders: [OIDCProviderConfiguration] = []
+    /// Email codes and links (reference section 18).
+    public var email = EmailSettings()
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
@@ -79,6 +81,9 @@ public struct LanyardConfiguration: Sendable {
     public var gotrueAnonKey: String?
 
     public init() {}
+
+    /// Whether the email identity is offered: with an SMTP server, or in dev mode (the emulator's mailbox).
+    public var offersEmail: Bool { email.smtp != nil || devMode }
 
     /// Whether `/auth/v1` (reference section 12) is served.
     public var servesGoTrue: Bool { gotrueCompat ?? devMode }
@@ -196,6 +201,7 @@ public struct LanyardConfiguration: Sendable {
             throw ConfigurationError(variable: "LANYARD_OIDC_\(unusable.name.uppercased())_CLIENT_IDS",
                                      problem: "is required for \(unusable.name) (the audiences its tokens are accepted for)")
         }
+        config.email = try EmailSettings.read(reader, devMode: config.devMode)
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
         config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")

@@ -1,0 +1,250 @@
+import Foundation
+import LanyardProviders
+import LanyardStore
+import LanyardSupport
+import LanyardWire
+
+/// The email identity's flows (reference section 18): `start` sends one mail holding a 6-digit code and a link;
+/// `verify` takes the code, `complete` finishes once the link was confirmed in a browser; either ends as a
+/// proven `email` identity handed to the same sign-in, linking and re-authentication as every provider's.
+/// The session only ever goes to the device holding the flow's secret; opening the link grants nothing.
+public struct EmailFlows: Sendable {
+    let dependencies: CoreDependencies
+
+    public init(_ dependencies: CoreDependencies) {
+        self.dependencies = dependencies
+    }
+
+    /// What finishing a flow answers: a session (sign-in, re-authentication) or the account's methods (link).
+    public enum Outcome: Sendable {
+        case session(IssuedSession)
+        case linked(LinkResponse)
+    }
+
+    /// Who asked for a flow: a device (`lanyard`, holding the secret), a GoTrue client, or an operator.
+    public enum Origin: String, Sendable {
+        case lanyard, gotrue, recovery
+    }
+
+    // MARK: start
+
+    /// `POST /v1/auth/email/start`. The answer is the same whether or not the address has an account.
+    public func start(_ request: EmailStartRequest, caller: Caller?, client: ClientInfo) async throws -> EmailFlowStarted {
+        let intent = request.intent ?? .signin
+        if intent != .signin, caller == nil {
+            throw LanyardError.unauthorized("Sign in first: intent \(intent.rawValue) acts on the signed-in account")
+        }
+        if let redirect = request.redirectTo, !dependencies.email.redirectURLs.contains(redirect) {
+            throw LanyardError.invalidRequest(field: "redirect_to", "redirect_to must be one of LANYARD_EMAIL_REDIRECT_URLS, exactly")
+        }
+        let address = try Self.address(request.email)
+        if intent == .reauthenticate, let caller {
+            try await requireOwnEmailIdentity(address, caller: caller)
+        }
+        let secret = EmailFlowSecrets.token(dependencies.random)
+        let flow = try await open(address: address, intent: intent, origin: .lanyard, secret: secret, caller: caller,
+                                  redirectTo: request.redirectTo, createUser: true, accountID: caller?.userID, client: client)
+        return EmailFlowStarted(flowID: flow.id, flowSecret: secret, match: flow.match,
+                                expiresIn: Int(dependencies.email.flowTTL), resendAfter: Int(dependencies.email.addressInterval))
+    }
+
+    /// A GoTrue client's `POST /auth/v1/otp`: a code only (no link, no device secret), found again by address.
+    public func startForGoTrue(email: String, createUser: Bool, client: ClientInfo) async throws {
+        let address = try Self.address(email)
+        _ = try await open(address: address, intent: .signin, origin: .gotrue, secret: nil, caller: nil, redirectTo: nil,
+                           createUser: createUser, accountID: nil, client: client)
+    }
+
+    /// `POST /v1/admin/users/{id}/recovery`: a code to the account's email identity, audited, and a webhook.
+    public func sendRecovery(userID: String, actor: String, client: ClientInfo) async throws -> String {
+        let owned = try await dependencies.database.read { connection in
+            try await UserStore(connection).findWithIdentities(id: userID)
+        }
+        guard let (user, identities) = owned, user.mergedInto == nil else { throw LanyardError.notFound("No such user") }
+        guard let email = identities.first(where: { $0.provider == LanyardProviders.Provider.email.rawValue }) else {
+            throw LanyardError.invalidRequest(field: "user", "This account has no email identity to send a recovery code to")
+        }
+        let address = try Self.address(email.providerUserID)
+        let flow = try await open(address: address, intent: .signin, origin: .recovery, secret: nil, caller: nil,
+                                  redirectTo: nil, createUser: false, accountID: userID, client: client,
+                                  audit: (actor: actor, userID: userID))
+        return flow.id
+    }
+
+    /// The flow and its mail, in one transaction after the limits: per client IP first (a flood from one address
+    /// is refused before anything is queued), then per address, then for the deployment.
+    private func open(address: EmailAddress, intent: EmailIntent, origin: Origin, secret: String?, caller: Caller?,
+                      redirectTo: String?, createUser: Bool, accountID: String?, client: ClientInfo,
+                      audit: (actor: String, userID: String)? = nil) async throws -> EmailFlowRecord {
+        guard dependencies.offersEmail else { throw LanyardError.unsupportedProvider("email") }
+        let dependencies = self.dependencies
+        let settings = dependencies.email
+        let now = dependencies.clock.now()
+        let code = EmailFlowSecrets.code(dependencies.random)
+        let linkToken = origin == .lanyard ? EmailFlowSecrets.token(dependencies.random) : nil
+        let secrets = dependencies.emailSecrets
+        var record = EmailFlowRecord(
+            id: "ef_" + dependencies.random.hexString(byteCount: 16), address: address.value, intent: intent.rawValue,
+            origin: origin.rawValue, secretHash: secret.map(secrets.secretHash), codeHash: "", linkHash: linkToken.map(secrets.linkHash),
+            match: EmailFlowSecrets.match(dependencies.random), userID: accountID,
+            sessionID: intent == .signin ? nil : caller?.sessionID, redirectTo: redirectTo, clientIP: client.ip,
+            userAgent: client.userAgent.map { String($0.prefix(300)) }, createUser: createUser, createdAt: now,
+            expiresAt: now.addingTimeInterval(settings.flowTTL))
+        record.codeHash = secrets.codeHash(flowID: record.id, code: code)
+        let flow = record
+        let link = linkToken.map { "\(dependencies.accessTokens.issuer)/e/\($0)" }
+        let rendered = EmailTemplates(folder: settings.templatesFolder).render(
+            intent: intent.rawValue, origin: origin.rawValue,
+            values: .init(code: code, link: link, minutes: Int(settings.flowTTL / 60), address: address.value))
+        let content = MailContent(subject: rendered.subject, text: rendered.text, html: rendered.html, code: code,
+                                  link: link, messageID: "\(flow.id)@\(Self.messageDomain(settings.fromAddress))")
+        let sealed = try secrets.seal(content)
+        let limits = Self.limits(settings, address: address, clientIP: origin == .recovery ? nil : client.ip)
+        try await dependencies.database.transactionRetryingConflicts { connection in
+            let counters = EmailLimitStore(connection)
+            for (key, rule) in limits {
+                switch rule.take(try await counters.lock(key: key), at: now) {
+                case .success(let counter): try await counters.save(key: key, counter)
+                case .failure(let wait): throw LanyardError.rateLimited(retryAfter: wait.seconds)
+                }
+            }
+            try await EmailFlowStore(connection).insert(flow)
+            try await EmailDeliveryStore(connection).enqueue(flowID: flow.id, recipient: address.value, userID: accountID,
+                                                             intent: origin == .recovery ? "recovery" : intent.rawValue,
+                                                             sealedBody: sealed, at: now)
+            if let audit {
+                try await dependencies.audit(connection, at: now, clientIP: client.ip)
+                    .write(.recoverySent, userID: audit.userID, details: ["actor": audit.actor, "flow_id": flow.id])
+            }
+        }
+        dependencies.mailQueued()
+        return flow
+    }
+
+    /// The limits a start passes, in order.
+    static func limits(_ settings: EmailSettings, address: EmailAddress, clientIP: String?) -> [(String, EmailLimitRule)] {
+        var limits: [(String, EmailLimitRule)] = []
+        if let clientIP { limits.append(("ip:" + clientIP, EmailLimitRule(interval: 0, perWindow: settings.ipPerHour, window: 3600))) }
+        limits.append(("address:" + address.value, EmailLimitRule(interval: settings.addressInterval,
+                                                                  perWindow: settings.addressPerHour, window: 3600)))
+        limits.append(("all", EmailLimitRule(interval: 0, perWindow: settings.maxPerHour, window: 3600)))
+        return limits
+    }
+
+    static func address(_ text: String) throws -> EmailAddress {
+        do { return try EmailAddress(text) } catch { throw LanyardError.invalidRequest(field: "email", error.message) }
+    }
+
+    private static func messageDomain(_ from: String) -> String {
+        from.split(separator: "@").last.map(String.init) ?? "lanyard.localhost"
+    }
+
+    private func requireOwnEmailIdentity(_ address: EmailAddress, caller: Caller) async throws {
+        let owned = try await dependencies.database.read { connection in
+            try await UserStore(connection).findWithIdentities(id: caller.userID)
+        }
+        guard let (_, identities) = owned else { throw LanyardError.unauthorized("This account no longer exists") }
+        guard identities.contains(where: { $0.provider == LanyardProviders.Provider.email.rawValue && $0.providerUserID == address.value }) else {
+            throw LanyardError.identityNotOnAccount("Email", accountHasProvider: identities.contains { $0.provider == LanyardProviders.Provider.email.rawValue })
+        }
+    }
+
+    // MARK: finish
+
+    /// `POST /v1/auth/email/verify`: the code, on the device holding the flow's secret.
+    public func verify(_ request: EmailVerifyRequest, caller: Caller?, client: ClientInfo) async throws -> Outcome {
+        let flow = try await flow(id: request.flowID, secret: request.flowSecret)
+        try await checkCode(request.code, of: flow)
+        return try await finish(flow, caller: caller, client: client)
+    }
+
+    /// GoTrue's `POST /auth/v1/verify`: the code for the newest open flow of the address that no device holds a
+    /// secret for (GoTrue's own, an operator's recovery).
+    public func verifyForGoTrue(email: String, code: String, client: ClientInfo) async throws -> Outcome {
+        let address = try Self.address(email)
+        let now = dependencies.clock.now()
+        let flow = try await dependencies.database.read { connection in
+            try await EmailFlowStore(connection).newestWithoutSecret(address: address.value,
+                                                                     origins: [Origin.gotrue.rawValue, Origin.recovery.rawValue], at: now)
+        }
+        guard let flow else { throw LanyardError.invalidCode(reason: "expired", attemptsLeft: 0) }
+        try await checkCode(code, of: flow)
+        return try await finish(flow, caller: nil, client: client)
+    }
+
+    /// `POST /v1/auth/email/complete`: once the link was confirmed; waits up to `wait` seconds (30 at most) for it.
+    public func complete(_ request: EmailCompleteRequest, caller: Caller?, client: ClientInfo) async throws -> Outcome {
+        let wait = TimeInterval(min(max(request.wait ?? 0, 0), 30))
+        var flow = try await flow(id: request.flowID, secret: request.flowSecret)
+        let deadline = ContinuousClock.now + .seconds(wait)
+        while flow.confirmedAt == nil {
+            if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) {
+                throw EmailFlowRules.error(for: reason, flow)
+            }
+            guard ContinuousClock.now < deadline else { throw LanyardError.emailNotConfirmed }
+            try await Task.sleep(for: .milliseconds(250))
+            flow = try await self.flow(id: request.flowID, secret: request.flowSecret)
+        }
+        return try await finish(flow, caller: caller, client: client)
+    }
+
+    /// The flow `id` names, when `secret` is its device's; one answer for an unknown flow and a wrong secret.
+    private func flow(id: String, secret: String) async throws -> EmailFlowRecord {
+        let found = try await dependencies.database.read { connection in
+            try await EmailFlowStore(connection).find(id: id)
+        }
+        guard let found, let stored = found.secretHash,
+              EmailSecrets.matches(dependencies.emailSecrets.secretHash(secret), stored) else {
+            throw LanyardError.notFound("No email flow has this flow_id and flow_secret")
+        }
+        return found
+    }
+
+    /// A wrong code counts against the flow (five and it is dead); a right one is checked before any write.
+    private func checkCode(_ typed: String, of flow: EmailFlowRecord) async throws {
+        if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) {
+            throw EmailFlowRules.error(for: reason, flow)
+        }
+        let presented = EmailFlowRules.normalizedCode(typed).map { dependencies.emailSecrets.codeHash(flowID: flow.id, code: $0) }
+        if let presented, EmailSecrets.matches(presented, flow.codeHash) { return }
+        let counted = try await dependencies.database.transaction { connection in
+            try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
+        }
+        guard let counted else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
+        throw EmailFlowRules.wrongCode(after: counted)
+    }
+
+    /// Uses the flow (once, whoever races) and hands its proven identity to sign-in, linking or re-authentication.
+    private func finish(_ flow: EmailFlowRecord, caller: Caller?, client: ClientInfo) async throws -> Outcome {
+        let intent = EmailIntent(rawValue: flow.intent) ?? .signin
+        if intent != .signin {
+            // Only the session that started a link or a re-authentication finishes it.
+            guard let caller, caller.userID == flow.userID, caller.sessionID == flow.sessionID else {
+                throw LanyardError.unauthorized("Finish this flow with the session that started it")
+            }
+        }
+        let now = dependencies.clock.now()
+        let used = try await dependencies.database.transaction { connection in
+            try await EmailFlowStore(connection).markUsed(id: flow.id, at: now, maxWrongCodes: EmailFlowRules.maxWrongCodes)
+        }
+        guard used else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
+        let identity = VerifiedIdentity(provider: .email, subject: flow.address, email: flow.address, emailVerified: true,
+                                        isPrivateEmail: false, name: nil, audience: "email")
+        switch intent {
+        case .signin:
+            if !flow.createUser {
+                let owner = try await dependencies.database.read { connection in
+                    try await IdentityStore(connection).find(provider: LanyardProviders.Provider.email.rawValue, providerUserID: flow.address)
+                }
+                guard owner != nil, flow.userID == nil || owner?.userID == flow.userID else {
+                    throw LanyardError.notFound("No account signs in with this email address")
+                }
+            }
+            return .session(try await SignIn(dependencies).signIn(identity, name: nil, guest: caller, client: client))
+        case .link:
+            return .linked(try await Linking(dependencies).link(identity, caller: caller!, client: client))
+        case .reauthenticate:
+            return .session(try await Reauthentication(dependencies).reauthenticate(identity, caller: caller!, client: client))
+        }
+    }
+}

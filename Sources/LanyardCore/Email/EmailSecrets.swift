@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import LanyardSupport
+
+/// What makes an email flow's secrets safe at rest: codes, link tokens and device secrets are kept only as
+/// HMAC-SHA-256 under a key derived from the master key (a stolen database cannot replay them), and a queued mail
+/// is sealed with AES-GCM until it is sent.
+struct EmailSecrets: Sendable {
+    private let hashKey: SymmetricKey
+    private let masterKey: MasterKey
+
+    init(masterKey: MasterKey) {
+        self.masterKey = masterKey
+        self.hashKey = SymmetricKey(data: masterKey.derivedKey(purpose: "lanyard email flow v1"))
+    }
+
+    /// The keyed hash of `value` for one purpose (`code:FLOW`, `link`, `secret`), as hex.
+    func hash(_ purpose: String, _ value: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data((purpose + "\n" + value).utf8), using: hashKey)).hexString
+    }
+
+    func codeHash(flowID: String, code: String) -> String { hash("code:" + flowID, code) }
+    func linkHash(_ token: String) -> String { hash("link", token) }
+    func secretHash(_ secret: String) -> String { hash("secret", secret) }
+
+    /// Whether `presented` hashes to `stored`, compared in constant time.
+    static func matches(_ presented: String, _ stored: String) -> Bool {
+        let a = Array(presented.utf8), b = Array(stored.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The confirm page's three numbers for a flow: its match and two others, in an order fixed by the flow (a
+    /// reload shows the same page).
+    func choices(flowID: String, match: Int) -> [Int] {
+        let seed = Array(HMAC<SHA256>.authenticationCode(for: Data(("choices\n" + flowID).utf8), using: hashKey))
+        var numbers = [match]
+        var index = 0
+        while numbers.count < 3 {
+            let candidate = 10 + Int(seed[index % seed.count]) % 90
+            if !numbers.contains(candidate) { numbers.append(candidate) }
+            index += 1
+            if index > 64 { numbers.append(numbers.last! == 99 ? 10 : numbers.last! + 1) }
+        }
+        let position = Int(seed[31]) % 3
+        numbers.swapAt(0, position)
+        return numbers
+    }
+
+    func seal(_ content: MailContent) throws -> [UInt8] {
+        try masterKey.seal(try JSONEncoder().encode(content))
+    }
+
+    func open(_ sealed: [UInt8]) throws -> MailContent {
+        try JSONDecoder().decode(MailContent.self, from: Data(try masterKey.open(sealed)))
+    }
+}
+
+/// One mail's content while it waits in the outbox.
+struct MailContent: Codable, Sendable {
+    var subject: String
+    var text: String
+    var html: String
+    var code: String
+    var link: String?
+    var messageID: String
+}
+
+/// The random parts of a flow.
+enum EmailFlowSecrets {
+    /// Six digits, uniformly (rejection sampling over 20 bits).
+    static func code(_ random: any RandomSource) -> String {
+        while true {
+            let bytes = random.bytes(3)
+            let value = (Int(bytes[0]) << 16 | Int(bytes[1]) << 8 | Int(bytes[2])) & 0xFFFFF
+            if value < 1_000_000 { return String(format: "%06d", value) }
+        }
+    }
+
+    /// 10 to 99, uniformly.
+    static func match(_ random: any RandomSource) -> Int {
+        while true {
+            let value = Int(random.bytes(1)[0]) & 0x7F
+            if value < 90 { return 10 + value }
+        }
+    }
+
+    /// 256 bits, base64url: a link token or a device's flow secret.
+    static func token(_ random: any RandomSource) -> String {
+        Base64URL.encode(random.bytes(32))
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import LanyardSupport
+import NIOHTTP1
+import Testing
+
+/// The email identity (reference section 18) through HTTP on both databases, with mail kept in the emulator's
+/// mailbox (`lanyard dev` without an SMTP server): codes, links, limits, linking, guests, recovery.
+@Suite struct EmailFlowTests {
+    static let adminKey = "admin-key-for-email-tests"
+
+    static func configure(_ configuration: inout LanyardConfiguration) {
+        configuration.adminKey = adminKey
+        configuration.email.redirectURLs = ["myapp://signed-in", "https://app.example.com/done"]
+    }
+
+    /// A started flow, as the device keeps it.
+    struct Flow {
+        let id: String
+        let secret: String
+        let match: Int
+
+        init(_ response: TestResponse) throws {
+            guard response.status == 202 else { throw TestSetupError("start answered \(response.status): \(response.text)") }
+            id = try #require(response.json["flow_id"] as? String)
+            secret = try #require(response.json["flow_secret"] as? String)
+            match = try #require(response.json["match"] as? Int)
+        }
+    }
+
+    static func start(_ server: TestServer, _ email: String, intent: String? = nil, bearer: String? = nil,
+                      redirectTo: String? = nil) async throws -> TestResponse {
+        var body: [String: Any] = ["email": email]
+        if let intent { body["intent"] = intent }
+        if let redirectTo { body["redirect_to"] = redirectTo }
+        return try await server.post("/v1/auth/email/start", body, bearer: bearer)
+    }
+
+    /// The newest mail to `address` once the mailer has kept it.
+    static func mail(_ server: TestServer, to address: String, count: Int = 1) async throws -> [String: Any] {
+        var mails: [[String: Any]] = []
+        _ = try await eventually {
+            let answer = try await server.get("/_emulator/mail?to=\(address.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? address)")
+            mails = (try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]] ?? []
+            return mails.count >= count
+        }
+        return try #require(mails.first, "no mail to \(address)")
+    }
+
+    static func mailCount(_ server: TestServer) async throws -> Int {
+        let answer = try await server.get("/_emulator/mail")
+        return ((try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]] ?? []).count
+    }
+
+    static func verify(_ server: TestServer, _ flow: Flow, code: String, bearer: String? = nil) async throws -> TestResponse {
+        try await server.post("/v1/auth/email/verify", ["flow_id": flow.id, "flow_secret": flow.secret, "code": code],
+                              bearer: bearer)
+    }
+
+    /// The link token out of a mail's link.
+    static func token(_ mail: [String: Any]) throws -> String {
+        let link = try #require(mail["link"] as? String)
+        return String(try #require(link.split(separator: "/").last))
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aCodeSignsUpThenSignsInTheSameAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let started = try await Self.start(server, "Ada@Example.COM")
+            let flow = try Flow(started)
+            #expect((10...99).contains(flow.match))
+            #expect(started.json["expires_in"] as? Int == 900 && started.json["resend_after"] as? Int == 60)
+            let mail = try await Self.mail(server, to: "ada@example.com")
+            let code = try #require(mail["code"] as? String)
+            #expect(code.count == 6 && code.allSatisfy(\.isNumber))
+            #expect((mail["text"] as? String)?.contains(code) == true && (mail["html"] as? String)?.contains(code) == true)
+            #expect((mail["text"] as? String)?.contains(try #require(mail["link"] as? String)) == true)
+
+            let first = try Session(try await Self.verify(server, flow, code: code))
+            #expect(first.isNewUser && first.linkedProviders == ["email"])
+            let me = try await server.get("/v1/users/me", bearer: first.accessToken)
+            #expect(me.json["email"] as? String == "ada@example.com")
+            #expect((me.json["recovery"] as? [String: Any])?["methods"] as? Int == 1)
+            // A code works once.
+            let again = try await Self.verify(server, flow, code: code)
+            #expect(again.status == 401 && again.errorCode == "INVALID_CODE" && again.errorReason == "used")
+
+            server.clock.advance(by: 61)
+            let second = try Flow(try await Self.start(server, "ada@example.com"))
+            let secondCode = try #require(try await Self.mail(server, to: "ada@example.com", count: 2)["code"] as? String)
+            let signedIn = try Session(try await Self.verify(server, second, code: secondCode))
+            #expect(signedIn.userID == first.userID && !signedIn.isNewUser)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func startAnswersAlikeWhetherOrNotTheAddressHasAnAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let known = try Flow(try await Self.start(server, "known@example.com"))
+            _ = try await Self.verify(server, known, code: try #require(try await Self.mail(server, to: "known@example.com")["code"] as? String))
+            server.clock.advance(by: 61)
+            let forKnown = try await Self.start(server, "known@example.com")
+            let forUnknown = try await Self.start(server, "unknown@example.com")
+            #expect(forKnown.status == forUnknown.status)
+            #expect(Set(forKnown.json.keys) == Set(forUnknown.json.keys))
+            #expect(forKnown.json["expires_in"] as? Int == forUnknown.json["expires_in"] as? Int)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func fiveWrongCodesKillTheFlow(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "guess@example.com"))
+            let code = try #require(try await Self.mail(server, to: "guess@example.com")["code"] as? String)
+            let wrong = code == "000000" ? "111111" : "000000"
+            for left in [4, 3, 2, 1] {
+                let answer = try await Self.verify(server, flow, code: wrong)
+                #expect(answer.status == 401 && answer.errorReason == "wrong_code")
+                #expect(answer.errorDetails["attempts_left"] as? Int == left)
+            }
+            let fifth = try await Self.verify(server, flow, code: wrong)
+            #expect(fifth.errorReason == "flow_dead" && fifth.errorDetails["attempts_left"] as? Int == 0)
+            // The right code is no use now.
+            let right = try await Self.verify(server, flow, code: code)
+            #expect(right.status == 401 && right.errorReason == "flow_dead")
+            // Nor is a malformed one counted as anything but wrong.
+            let typed = try await Self.verify(server, flow, code: "12 34")
+            #expect(typed.errorCode == "INVALID_CODE")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anExpiredFlowAndAnotherFlowsSecretAreRefused(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "late@example.com"))
+            let other = try Flow(try await Self.start(server, "other@example.com"))
+            let code = try #require(try await Self.mail(server, to: "late@example.com")["code"] as? String)
+            // Another flow's secret, or an id that is no flow: the same 404, nothing learned.
+            let crossed = try await server.post("/v1/auth/email/verify", ["flow_id": flow.id, "flow_secret": other.secret, "code": code])
+            #expect(crossed.status == 404 && crossed.errorCode == "NOT_FOUND")
+            let unknown = try await server.post("/v1/auth/email/verify", ["flow_id": "ef_nope", "flow_secret": other.secret, "code": code])
+            #expect(unknown.status == 404 && unknown.errorMessage == crossed.errorMessage)
+            server.clock.advance(by: 901)
+            let expired = try await Self.verify(server, flow, code: code)
+            #expect(expired.status == 401 && expired.errorReason == "expired")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func badAddressesAreRefusedAndNothingIsStored(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            for bad in ["ada@example.com\r\nBcc: all@example.com", "ada@example.com\nX: y", "no-at-sign",
+                        "a@b", ".ada@example.com", "ada..l@example.com", String(repeating: "a", count: 65) + "@example.com",
+                        "ada@" + String(repeating: "a", count: 250) + ".com", "ada@exa_mple.com", "ädä@example.com"] {
+                let answer = try await Self.start(server, bad)
+                #expect(answer.status == 400 && answer.errorCode == "INVALID_REQUEST", "\(bad.debugDescription): \(answer.text)")
+                #expect(answer.errorDetails["field"] as? String == "email")
+            }
+            let notString = try await server.post("/v1/auth/email/start", ["email": 42])
+            #expect(notString.status == 400)
+            let badIntent = try await server.post("/v1/auth/email/start", ["email": "a@example.com", "intent": "steal"])
+            #expect(badIntent.status == 400 && badIntent.errorDetails["field"] as? String == "intent")
+            let notListed = try await Self.start(server, "a@example.com", redirectTo: "https://evil.example/")
+            #expect(notListed.status == 400 && notListed.errorDetails["field"] as? String == "redirect_to")
+            #expect(try await Self.mailCount(server) == 0)
+
+            // A Unicode domain is kept as its ASCII form.
+            _ = try Flow(try await Self.start(server, "Joerg@Bücher.Example"))
+            let mail = try await Self.mail(server, to: "joerg@xn--bcher-kva.example")
+            #expect(mail["to"] as? String == "joerg@xn--bcher-kva.example")
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func theLinkShowsAPageThatChangesNothingAndOnlyTheDeviceGetsTheSession(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "link@example.com"))
+            let mail = try await Self.mail(server, to: "link@example.com")
+            let token = try Self.token(mail)
+            // A mail scanner opens the link: the page shows three numbers, one of them the device's; nothing changes.
+            let page = try await server.get("/e/\(token)")
+            #expect(page.status == 200 && page.text.contains("value=\"\(flow.match)\""))
+            #expect(page.headers.first(name: "Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+            let choices = page.text.components(separatedBy: "name=\"match\" value=\"").dropFirst().compactMap { Int($0.prefix(2)) }
+            #expect(choices.count == 3 && Set(choices).count == 3 && choices.contains(flow.match))
+            let pending = try await server.post("/v1/auth/email/complete", ["flow_id": flow.id, "flow_secret": flow.secret])
+            #expect(pending.status == 409 && pending.errorCode == "EMAIL_NOT_CONFIRMED")
+
+            // A wrong pick counts and says so; the right one confirms, and the browser gets no session.
+            let wrongPick = try #require(choices.first { $0 != flow.match })
+            let wrong = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(wrongPick)",
+                                                 headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(wrong.status == 422 && wrong.text.contains("4 tries left"))
+            let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(flow.match)",
+                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(confirmed.status == 200 && confirmed.text.contains("Return to your other device"))
+            #expect(!confirmed.text.contains("access_token") && confirmed.headers.first(name: "Set-Cookie") == nil)
+
+            // The device finishes, once.
+            let session = try Session(try await server.post("/v1/auth/email/complete",
+                                                            ["flow_id": flow.id, "flow_secret": flow.secret, "wait": 5]))
+            #expect(session.linkedProviders == ["email"])
+            let twice = try await server.post("/v1/auth/email/complete", ["flow_id": flow.id, "flow_secret": flow.secret])
+            #expect(twice.status == 401 && twice.errorReason == "used")
+            let reopened = try await server.get("/e/\(token)")
+            #expect(reopened.status == 410)
+            #expect(try await server.get("/e/" + String(repeating: "A", count: 43)).status == 404)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aWaitingDeviceFinishesWhenTheLinkIsConfirmedAndRedirectsGoWhereAllowed(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "wait@example.com", redirectTo: "myapp://signed-in"))
+            let token = try Self.token(try await Self.mail(server, to: "wait@example.com"))
+            async let waiting = server.post("/v1/auth/email/complete", ["flow_id": flow.id, "flow_secret": flow.secret, "wait": 30])
+            try await Task.sleep(for: .milliseconds(300))
+            let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(flow.match)",
+                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(confirmed.status == 303)
+            #expect(confirmed.headers.first(name: "Location") == "myapp://signed-in?flow_id=\(flow.id)")
+            let session = try Session(try await waiting)
+            #expect(session.isNewUser)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aGuestUpgradesInPlaceAndLinkingAddsAVerifiedAddress(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let guest = try await server.anonymous()
+            let flow = try Flow(try await Self.start(server, "guest@example.com"))
+            let code = try #require(try await Self.mail(server, to: "guest@example.com")["code"] as? String)
+            let upgraded = try Session(try await Self.verify(server, flow, code: code, bearer: guest.accessToken))
+            #expect(upgraded.userID == guest.userID && !upgraded.isAnonymous && upgraded.linkedProviders == ["email"])
+
+            // An Apple account adds an address; a second account cannot take it, and learns so only after the code.
+            let apple = try await server.signIn(.apple, sub: "apple-ada")
+            let linkFlow = try Flow(try await Self.start(server, "ada@example.com", intent: "link", bearer: apple.accessToken))
+            let linkCode = try #require(try await Self.mail(server, to: "ada@example.com")["code"] as? String)
+            // Only the session that started it finishes it.
+            let stranger = try await server.signIn(.google, sub: "google-eve")
+            let stolen = try await Self.verify(server, linkFlow, code: linkCode, bearer: stranger.accessToken)
+            #expect(stolen.status == 401)
+            let linked = try await Self.verify(server, linkFlow, code: linkCode, bearer: apple.accessToken)
+            #expect(linked.status == 200, "\(linked.text)")
+            #expect(linked.json["linked_providers"] as? [String] == ["apple", "email"])
+            let me = try await server.get("/v1/users/me", bearer: apple.accessToken)
+            #expect((me.json["recovery"] as? [String: Any])?["methods"] as? Int == 2)
+
+            server.clock.advance(by: 61)
+            let taken = try Flow(try await Self.start(server, "ada@example.com", intent: "link", bearer: stranger.accessToken))
+            let takenCode = try #require(try await Self.mail(server, to: "ada@example.com", count: 2)["code"] as? String)
+            let conflict = try await Self.verify(server, taken, code: takenCode, bearer: stranger.accessToken)
+            #expect(conflict.status == 409 && conflict.errorCode == "PROVIDER_CONFLICT")
+
+            // The address now signs in to the Apple account: a way back in without Apple.
+            server.clock.advance(by: 61)
+            let back = try Flow(try await Self.start(server, "ada@example.com"))
+            let backCode = try #require(try await Self.mail(server, to: "ada@example.com", count: 3)["code"] as? String)
+            #expect(try Session(try await Self.verify(server, back, code: backCode)).userID == apple.userID)
+
+            // Unlinked like any method (the sign-in was just now).
+            let unlinked = try await server.delete("/v1/auth/link/email", bearer: apple.accessToken)
+            #expect(unlinked.status == 200 && unlinked.json["linked_providers"] as? [String] == ["apple"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func reauthenticationTakesOnlyTheAccountsOwnAddress(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "own@example.com"))
+            let session = try Session(try await Self.verify(server, flow, code: try #require(
+                try await Self.mail(server, to: "own@example.com")["code"] as? String)))
+            let foreign = try await Self.start(server, "someone@example.com", intent: "reauthenticate", bearer: session.accessToken)
+            #expect(foreign.status == 403 && foreign.errorReason == "identity_not_on_account")
+            let noBearer = try await Self.start(server, "own@example.com", intent: "link")
+            #expect(noBearer.status == 401)
+            server.clock.advance(by: 61)
+            let again = try Flow(try await Self.start(server, "own@example.com", intent: "reauthenticate", bearer: session.accessToken))
+            let code = try #require(try await Self.mail(server, to: "own@example.com", count: 2)["code"] as? String)
+            let renewed = try Session(try await Self.verify(server, again, code: code, bearer: session.accessToken))
+            #expect(renewed.userID == session.userID && renewed.accessToken != session.accessToken)
+            // The old session ended with it.
+            #expect(try await server.get("/v1/users/me", bearer: session.accessToken).status == 401)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func limitsSayWhenToRetryAndAFloodQueuesNothing(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            Self.configure(&$0)
+            $0.email.ipPerHour = 3
+        }) { server in
+            _ = try Flow(try await Self.start(server, "limit@example.com"))
+            let soon = try await Self.start(server, "limit@example.com")
+            #expect(soon.status == 429 && soon.errorCode == "RATE_LIMITED")
+            #expect(soon.headers.first(name: "Retry-After") == "60")
+            _ = try Flow(try await Self.start(server, "second@example.com"))
+            _ = try Flow(try await Self.start(server, "third@example.com"))
+            _ = try await Self.mail(server, to: "third@example.com")
+            let queued = try await Self.mailCount(server)
+            for index in 0..<10 {
+                let flood = try await Self.start(server, "flood\(index)@example.com")
+                #expect(flood.status == 429)
+            }
+            #expect(try await Self.mailCount(server) == queued)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func racingCopiesOfTheRightCodeFinishOnce(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "race@example.com"))
+            let code = try #require(try await Self.mail(server, to: "race@example.com")["code"] as? String)
+            let answers = try await server.concurrently(8) { try await Self.verify(server, flow, code: code) }
+            #expect(answers.filter { $0.status == 200 }.count == 1)
+            #expect(answers.filter { $0.status == 401 && $0.errorReason == "used" }.count == 7)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anOperatorSendsARecoveryCodeThatSignsInThroughGoTrue(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "lost@example.com"))
+            let account = try Session(try await Self.verify(server, flow, code: try #require(
+                try await Self.mail(server, to: "lost@example.com")["code"] as? String)))
+            let apple = try await server.signIn(.apple, sub: "no-email")
+            let refused = try await server.request(.POST, "/v1/admin/users/\(apple.userID)/recovery", bearer: Self.adminKey)
+            #expect(refused.status == 400)
+            server.clock.advance(by: 61)
+            let sent = try await server.request(.POST, "/v1/admin/users/\(account.userID)/recovery", bearer: Self.adminKey)
+            #expect(sent.status == 202, "\(sent.text)")
+            let mail = try await Self.mail(server, to: "lost@example.com", count: 2)
+            #expect(mail["intent"] as? String == "recovery" && mail["link"] == nil)
+            let code = try #require(mail["code"] as? String)
+            let audit = try await server.request(.GET, "/v1/admin/audit?user_id=\(account.userID)&type=user.recovery_sent",
+                                                 bearer: Self.adminKey)
+            #expect((audit.json["events"] as? [[String: Any]])?.count == 1)
+            let signedIn = try await server.post("/auth/v1/verify", ["type": "recovery", "email": "lost@example.com", "token": code])
+            #expect(signedIn.status == 200, "\(signedIn.text)")
+            #expect((signedIn.json["user"] as? [String: Any])?["id"] as? String == account.userID)
+            // The console's deliveries: both mails kept (dev mode's mailbox counts as sent), newest first.
+            let deliveries = try await server.request(.GET, "/v1/admin/email/deliveries?status=sent", bearer: Self.adminKey)
+            let rows = try #require(try JSONSerialization.jsonObject(with: deliveries.body) as? [[String: Any]])
+            #expect(rows.map { $0["intent"] as? String } == ["recovery", "signin"])
+            #expect(rows.allSatisfy { $0["recipient"] as? String == "lost@example.com" && $0["user_id"] != nil || $0["intent"] as? String == "signin" })
+            let badStatus = try await server.request(.GET, "/v1/admin/email/deliveries?status=lost", bearer: Self.adminKey)
+            #expect(badStatus.status == 400)
+        }
+    }
+}
