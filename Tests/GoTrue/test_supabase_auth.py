@@ -243,9 +243,9 @@ class ErrorTests(unittest.TestCase):
             {"email": "a@example.com", "password": "secret-secret"}))
         self.assertRefusedWith("email_provider_disabled", lambda: client().sign_up(
             {"email": "a@example.com", "password": "secret-secret"}))
-        otp = self.assertRefusedWith("feature_not_supported", lambda: client().sign_in_with_otp(
-            {"email": "a@example.com"}), 501)
-        self.assertIn("not supported by Lanyard", otp.message)
+        recover = self.assertRefusedWith("feature_not_supported", lambda: client().reset_password_for_email(
+            "a@example.com"), 501)
+        self.assertIn("not supported by Lanyard", recover.message)
 
     def test_the_api_key_is_required_when_configured(self):
         keyless = SyncGoTrueClient(url=SERVER["auth"], auto_refresh_token=False, persist_session=False)
@@ -254,7 +254,9 @@ class ErrorTests(unittest.TestCase):
     def test_settings_and_health(self):
         settings = httpx.get(f"{SERVER['auth']}/settings", headers={"apikey": ANON_KEY}).json()
         self.assertTrue(settings["external"]["apple"] and settings["external"]["google"])
-        self.assertFalse(settings["external"]["email"])
+        # Email codes (signInWithOTP) are offered: `lanyard dev` keeps the mail in its mailbox. Phone is not.
+        self.assertTrue(settings["external"]["email"])
+        self.assertFalse(settings["external"]["phone"])
         self.assertEqual(httpx.get(f"{SERVER['auth']}/health", headers={"apikey": ANON_KEY}).status_code, 200)
 
 
@@ -287,3 +289,47 @@ class GuestStoryTests(unittest.TestCase):
 if __name__ == "__main__":
     result = unittest.main(verbosity=2, exit=False).result
     sys.exit(0 if result.wasSuccessful() else 1)
+
+
+def mailbox_code(address):
+    """The code `lanyard dev` kept in the emulator's mailbox instead of sending it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        mails = httpx.get(f"{SERVER['base']}/_emulator/mail", params={"to": address}).json()
+        if mails:
+            return mails[0]["code"], mails[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no mail to {address}")
+
+
+class EmailOTPTests(unittest.TestCase):
+    def test_sign_in_with_otp_then_verify_otp_signs_up_and_in(self):
+        address = f"{unique('ada')}@example.com"
+        supabase = client()
+        sent = supabase.sign_in_with_otp({"email": address})
+        self.assertIsNone(sent.session)
+        code, mail = mailbox_code(address)
+        self.assertIsNone(mail["link"], "GoTrue's clients hold no flow secret: a code only")
+        with self.assertRaises(AuthApiError) as wrong:
+            supabase.verify_otp({"email": address, "token": "000000" if code != "000000" else "111111", "type": "email"})
+        self.assertEqual(wrong.exception.code, "otp_expired")
+        verified = supabase.verify_otp({"email": address, "token": code, "type": "email"})
+        self.assertEqual(verified.user.email, address)
+        self.assertEqual(verified.user.app_metadata["provider"], "email")
+        self.assertEqual(verified.session.user.id, verified.user.id)
+        self.assertEqual(supabase.get_user().user.id, verified.user.id)
+        # The code is spent; a second mail within the minute is refused with GoTrue's code.
+        with self.assertRaises(AuthApiError) as used:
+            supabase.verify_otp({"email": address, "token": code, "type": "email"})
+        self.assertEqual(used.exception.code, "otp_expired")
+        with self.assertRaises(AuthApiError) as limited:
+            client().sign_in_with_otp({"email": address})
+        self.assertEqual(limited.exception.code, "over_request_rate_limit")
+
+    def test_a_bad_address_is_refused_and_phone_is_not_offered(self):
+        with self.assertRaises(AuthApiError) as bad:
+            client().sign_in_with_otp({"email": "ada@example.com\r\nBcc: all@example.com"})
+        self.assertEqual(bad.exception.code, "validation_failed")
+        with self.assertRaises(AuthApiError) as phone:
+            client().sign_in_with_otp({"phone": "+15555550100"})
+        self.assertEqual(phone.exception.code, "phone_provider_disabled")

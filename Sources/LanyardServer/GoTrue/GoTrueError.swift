@@ -77,8 +77,8 @@ struct GoTrueError: Error, Equatable {
     static func unsupported(method: String, path: String) -> GoTrueError {
         let feature: String
         switch path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" {
-        case "otp", "magiclink", "recover", "verify", "resend", "reauthenticate", "invite":
-            feature = "Email and phone sign-in"
+        case "magiclink", "recover", "resend", "reauthenticate", "invite":
+            feature = "Passwords, magic links and phone sign-in (email codes are /auth/v1/otp and /auth/v1/verify)"
         case "authorize", "callback": feature = "OAuth redirects"
         case "factors": feature = "Multi-factor authentication"
         case "sso", "saml": feature = "SSO"
@@ -90,7 +90,7 @@ struct GoTrueError: Error, Equatable {
     }
 
     static let emailDisabled = GoTrueError(status: 422, code: "email_provider_disabled",
-                                           message: "Email sign-ups are not supported by Lanyard; sign in with Apple or Google")
+                                           message: "Email and password sign-ups are not supported by Lanyard; send a code with /auth/v1/otp, or sign in with Apple or Google")
     static let phoneDisabled = GoTrueError(status: 422, code: "phone_provider_disabled",
                                            message: "Phone sign-ups are not supported by Lanyard; sign in with Apple or Google")
     static let invalidAPIKey = GoTrueError(status: 401, code: "invalid_api_key", message: "Invalid API key")

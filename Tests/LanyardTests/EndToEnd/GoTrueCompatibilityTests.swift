@@ -142,7 +142,7 @@ import Testing
             #expect(Set(reused.json.keys) == ["code", "error_code", "msg", "message"])
             #expect(reused.json["code"] as? String == "refresh_token_not_found")
 
-            for (path, code, status) in [("/auth/v1/otp", "feature_not_supported", 501),
+            for (path, code, status) in [("/auth/v1/magiclink", "feature_not_supported", 501),
                                          ("/auth/v1/factors", "feature_not_supported", 501),
                                          ("/auth/v1/token?grant_type=password", "unsupported_grant_type", 400)] {
                 let answer = try await server.post(path, ["email": "a@example.com"])
@@ -152,7 +152,8 @@ import Testing
             let email = try await server.post("/auth/v1/signup", ["email": "a@example.com", "password": "x"])
             #expect(email.json["code"] as? String == "email_provider_disabled")
             let settings = try await server.get("/auth/v1/settings").json["external"] as? [String: Bool]
-            #expect(settings?["apple"] == true && settings?["email"] == false)
+            // Email codes are offered (`lanyard dev` keeps the mail in its mailbox); phone sign-in is not.
+            #expect(settings?["apple"] == true && settings?["email"] == true && settings?["phone"] == false)
             #expect(try await server.get("/auth/v1/.well-known/jwks.json").json["keys"] != nil)
         }
     }
@@ -175,5 +176,37 @@ import Testing
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    /// supabase-swift does not resolve as a package here: these are the exact requests its `signInWithOTP(email:)`
+    /// and `verifyOTP(email:token:type:)` send (read from supabase/supabase-swift's `AuthClient.swift` and
+    /// `Types.swift`): snake_case bodies without nil members, a PKCE challenge on `otp`, `redirect_to` in the query.
+    @Test(arguments: TestDatabase.available)
+    func supabaseSwiftsOTPRequestsSignUpAndIn(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let headers = Self.apiVersion.merging(["X-Client-Info": "supabase-swift/2.0.0"]) { $1 }
+            let sent = try await server.request(.POST, "/auth/v1/otp?redirect_to=myapp://callback", json: [
+                "email": "swift@example.com", "create_user": true,
+                "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "s256",
+            ], headers: headers)
+            #expect(sent.status == 200 && sent.text == "{}", "\(sent.text)")
+            let mail = try await EmailFlowTests.mail(server, to: "swift@example.com")
+            let code = try #require(mail["code"] as? String)
+            let wrong = try await server.request(.POST, "/auth/v1/verify?redirect_to=myapp://callback", json: [
+                "email": "swift@example.com", "token": code == "000000" ? "111111" : "000000", "type": "email",
+            ], headers: headers)
+            #expect(wrong.status == 403 && wrong.json["error_code"] as? String == "otp_expired")
+            let verified = try await server.request(.POST, "/auth/v1/verify?redirect_to=myapp://callback", json: [
+                "email": "swift@example.com", "token": code, "type": "email",
+            ], headers: headers)
+            #expect(verified.status == 200, "\(verified.text)")
+            let user = try #require(verified.json["user"] as? [String: Any])
+            #expect(user["email"] as? String == "swift@example.com")
+            #expect((user["app_metadata"] as? [String: Any])?["provider"] as? String == "email")
+            #expect(verified.json["refresh_token"] as? String != nil)
+            let phone = try await server.request(.POST, "/auth/v1/verify", json: ["phone": "+15555550100", "token": code, "type": "sms"],
+                                                 headers: headers)
+            #expect(phone.status == 400)
+        }
     }
 }

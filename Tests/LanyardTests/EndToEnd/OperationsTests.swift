@@ -105,6 +105,10 @@ import LanyardSupport
                 ("/v1/admin/merges/{id}/revert", "post"), ("/v1/admin/groups", "get"), ("/v1/admin/groups/{gid}", "get"), ("/v1/admin/groups/{gid}", "delete"),
                 ("/v1/providers", "get"), ("/v1/admin/providers", "get"), ("/_emulator/oidc/{name}/id-token", "post"),
                 ("/_emulator/oidc/{name}/.well-known/openid-configuration", "get"), ("/_emulator/oidc/{name}/keys", "get"),
+                ("/v1/auth/email/start", "post"), ("/v1/auth/email/verify", "post"), ("/v1/auth/email/complete", "post"),
+                ("/e/{token}", "get"), ("/e/{token}", "post"), ("/_emulator/mail", "get"),
+                ("/v1/admin/users/{id}/recovery", "post"), ("/v1/admin/email/deliveries", "get"),
+                ("/auth/v1/otp", "post"), ("/auth/v1/verify", "post"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

@@ -133,9 +133,11 @@ struct Habit: Codable, Sendable, Equatable {
         try await OIDCProviderTests.withIssuer(.sqlite) { server, issuer in
             let client = server.client()
             let offered = try await client.providers()
-            #expect(offered.map(\.name) == [.apple, .google, Provider("acme"), .microsoft, .facebook])
-            #expect(offered.map(\.displayName) == ["Apple", "Google", "Acme SSO", "Microsoft", "Facebook"])
-            #expect(offered.allSatisfy { $0.kind == ($0.name == .apple ? .apple : $0.name == .google ? .google : .oidc) })
+            #expect(offered.map(\.name) == [.apple, .google, Provider("acme"), .microsoft, .facebook, .email])
+            #expect(offered.map(\.displayName) == ["Apple", "Google", "Acme SSO", "Microsoft", "Facebook", "Email"])
+            #expect(offered.allSatisfy {
+                $0.kind == ($0.name == .apple ? .apple : $0.name == .google ? .google : $0.name == .email ? .email : .oidc)
+            })
 
             let signedIn = try await client.signIn(with: Provider("acme"), idToken: try await issuer.token(sub: "ada"), nonce: "n-1")
             #expect(signedIn.isNewUser)
@@ -147,6 +149,60 @@ struct Habit: Codable, Sendable, Equatable {
             #expect(unlinked.linkedProviders.map(\.provider) == [.microsoft])
             await #expect(throws: LanyardError.self) {
                 try await client.signIn(with: Provider("okta"), idToken: try await issuer.token(sub: "ada"), nonce: "n-1")
+            }
+        }
+    }
+}
+
+/// `client.email` against a real server (dev mode keeps the mail in the emulator's mailbox): a code signs up and
+/// in, a guest upgrades in place, an address is linked and unlinked, the link finishes on the waiting device.
+@Suite struct SDKEmailTests {
+    @Test func aCodeSignsUpAGuestInPlaceAndLinksAnAddress() async throws {
+        try await TestServer.with(.sqlite, configure: EmailFlowTests.configure) { server in
+            let client = server.client()
+            let guest = try await client.signInAnonymously()
+            let flow = try await client.email.start("Ada@Example.com")
+            #expect((10...99).contains(flow.match))
+            let code = try #require(try await EmailFlowTests.mail(server, to: "ada@example.com")["code"] as? String)
+            do {
+                try await flow.verify(code: code == "000000" ? "111111" : "000000")
+                Issue.record("a wrong code was accepted")
+            } catch LanyardError.invalidCode(let reason, let left) {
+                #expect(reason == "wrong_code" && left == 4)
+            }
+            let result = try await flow.verify(code: code)
+            #expect(result.user.id == guest.user.id && !result.user.isAnonymous)
+            #expect(client.linkedProviders.map(\.provider) == [.email])
+
+            let other = server.client()
+            try await other.signIn(with: .google, idToken: try server.idToken(.google, sub: "g-bob"))
+            let linking = try await other.email.link(email: "bob@example.com")
+            let linkCode = try #require(try await EmailFlowTests.mail(server, to: "bob@example.com")["code"] as? String)
+            let linked = try await linking.verify(code: linkCode)
+            #expect(linked.user.linkedProviders.map(\.provider) == [.google, .email])
+            #expect(other.linkedProviders.map(\.provider) == [.google, .email])
+            let unlinked = try await other.unlink(.email)
+            #expect(unlinked.linkedProviders.map(\.provider) == [.google])
+        }
+    }
+
+    @Test func theWaitingDeviceFinishesOnceTheLinkIsConfirmed() async throws {
+        try await TestServer.with(.sqlite, configure: EmailFlowTests.configure) { server in
+            let client = server.client()
+            let flow = try await client.email.start("wait@example.com")
+            let token = try EmailFlowTests.token(try await EmailFlowTests.mail(server, to: "wait@example.com"))
+            async let finished = flow.awaitConfirmation(timeout: 60)
+            try await Task.sleep(for: .milliseconds(200))
+            let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(flow.match)",
+                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(confirmed.status == 200)
+            let result = try await finished
+            #expect(result.isNewUser && client.user?.id == result.user.id)
+            do {
+                _ = try await client.email.start("wait@example.com").awaitConfirmation(timeout: 1)
+                Issue.record("a second mail within the minute was sent")
+            } catch LanyardError.rateLimited(let retryAfter) {
+                #expect((retryAfter ?? 0) > 0)
             }
         }
     }

@@ -43,6 +43,7 @@ import Testing
         #expect(try WireCoding.decoder().decode(User.self, from: Data(written)) == user)
         guard case .object(var members) = try JSONParser.parse(written) else { throw WireWriterError() }
         #expect(members.removeValue(forKey: "linked_providers") == .array(user.identities.map { .string($0.provider.rawValue) }))
+        #expect(members.removeValue(forKey: "recovery") == .object(["methods": .number(Double(user.identities.count))]))
         #expect(JSONValue.object(members) == (try Self.encoded(user)))
     }
 

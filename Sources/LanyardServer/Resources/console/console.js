@@ -224,6 +224,12 @@ async function userView(id) {
       if (await run("Sign out everywhere?", `Ends ${sessions.length} active session${sessions.length === 1 ? "" : "s"}.`, "Sign out",
         () => api("POST", `/v1/admin/users/${encodeURIComponent(id)}/signout`))) userView(id);
     } }, "Sign out everywhere");
+  const hasEmail = identities.some((identity) => identity.provider === "email");
+  const recovery = hasEmail ? h("button", { type: "button", id: "send-recovery",
+    onclick: async () => {
+      if (await run("Send a recovery code?", "A code goes to the account's email address; the person signs in with it in the app. This is audited, and your app's backend hears user.recovery_sent.",
+        "Send", () => api("POST", `/v1/admin/users/${encodeURIComponent(id)}/recovery`))) userView(id);
+    } }, "Send recovery code") : null;
   const remove = h("button", { type: "button", id: "delete", class: "danger",
     onclick: async () => {
       if (await run("Delete this account?", "The account, its sign-in methods, sessions and data are deleted. This cannot be undone.",
@@ -267,8 +273,10 @@ async function userView(id) {
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "user-title" }, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)"), " ", statusBadge(user)),
         h("p", { class: "muted" }, h("span", { class: "mono" }, user.id), ` · created ${when(user.created_at)} · active ${ago(user.last_active_at)}`)),
-      h("div", { class: "actions" }, disable, signOutAll, remove)),
+      h("div", { class: "actions" }, recovery, disable, signOutAll, remove)),
     actionError,
+    identities.length === 1 ? h("p", { class: "notice", id: "single-method" },
+      "One sign-in method: if the person loses it, they cannot get back in. The app nudges them to add a second (GET /v1/users/me → recovery.methods).") : null,
     h("div", { class: "card" }, h("h2", {}, "Sign-in methods"),
       identityRows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Provider", "Subject", "Email", "Linked", "Last sign-in"].map((t) => h("th", {}, t)))),
         h("tbody", {}, identityRows)) : empty("No sign-in methods", "A guest: the account has no identity yet.")),
@@ -429,6 +437,45 @@ async function providersView() {
       : [empty("No providers", "Set LANYARD_APPLE_CLIENT_IDS, LANYARD_GOOGLE_CLIENT_IDS or LANYARD_OIDC_PROVIDERS.")]));
 }
 
+// MARK: Email
+
+const emailState = { status: "" };
+
+async function emailView() {
+  const filters = [["", "All"], ["sent", "Sent"], ["retrying", "Retrying"], ["failed", "Failed"]];
+  const results = h("div", { id: "delivery-results" }, h("p", { class: "loading" }, "Loading…"));
+  const toolbar = h("div", { class: "toolbar filters" }, filters.map(([value, label]) =>
+    h("button", { type: "button", class: `small${emailState.status === value ? " active" : ""}`, "data-filter": value || "all",
+      onclick: () => { emailState.status = value; emailView(); } }, label)));
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Email deliveries"),
+      h("p", { class: "muted" }, "Codes and links sent for sign-in, linking, re-authentication and recovery, newest first."))),
+    h("div", { class: "card" }, toolbar, results));
+  let rows;
+  try {
+    const status = emailState.status === "retrying" ? "pending" : emailState.status;
+    rows = await api("GET", `/v1/admin/email/deliveries${status ? `?status=${status}` : ""}`);
+  } catch (error) {
+    results.replaceChildren(errorBox(error));
+    return;
+  }
+  if (emailState.status === "retrying") rows = rows.filter((row) => row.attempts > 0);
+  const state = (row) => {
+    if (row.status === "sent") return h("span", { class: "badge active" }, "Sent");
+    if (row.status === "failed") return h("span", { class: "badge disabled" }, "Failed");
+    return h("span", { class: "badge guest" }, row.attempts > 0 ? "Retrying" : "Queued");
+  };
+  results.replaceChildren(rows.length ? h("table", { id: "deliveries" },
+    h("thead", {}, h("tr", {}, ["To", "For", "State", "Attempts", "Queued", "Outcome"].map((t) => h("th", {}, t)))),
+    h("tbody", {}, rows.map((row) => h("tr", { "data-delivery-id": row.id, "data-status": row.status },
+      h("td", {}, row.user_id ? h("a", { href: `#/users/${row.user_id}` }, row.recipient) : row.recipient),
+      h("td", {}, row.intent), h("td", {}, state(row)), h("td", {}, row.attempts),
+      h("td", { title: when(row.created_at) }, ago(row.created_at)),
+      h("td", { class: row.last_error ? "last-error" : "muted" },
+        row.status === "sent" ? `sent ${ago(row.sent_at)}` : row.last_error
+          ? `${row.last_error}${row.next_attempt_at ? ` · next try ${when(row.next_attempt_at)}` : ""}` : "—")))))
+    : empty("No mail", emailState.status ? "None in this state." : "No code or link has been sent yet."));
+}
+
 /** A stacked bar per day for the last 30 days: Apple, Google, then anything else. */
 function chart(days) {
   const byDate = new Map(days.map((day) => [day.date, day]));
@@ -494,6 +541,7 @@ function route() {
   $("#nav-groups").classList.toggle("active", path.startsWith("/groups"));
   $("#nav-activity").classList.toggle("active", path === "/activity");
   $("#nav-providers").classList.toggle("active", path === "/providers");
+  $("#nav-email").classList.toggle("active", path === "/email");
   const user = path.match(/^\/users\/(.+)$/);
   const group = path.match(/^\/groups\/(.+)$/);
   if (user) userView(decodeURIComponent(user[1]));
@@ -501,6 +549,7 @@ function route() {
   else if (path === "/groups") groupsView();
   else if (path === "/activity") activityView();
   else if (path === "/providers") providersView();
+  else if (path === "/email") emailView();
   else usersView();
 }
 
