@@ -33,7 +33,7 @@ public enum EmulatedProvider: String, Sendable, CaseIterable {
 
 /// An OpenID Connect provider of `LANYARD_OIDC_PROVIDERS` as the emulator imitates it in dev mode: its tokens
 /// carry the configured issuer (Microsoft's: the tenant's) and are signed with the emulator's ES256 key, served
-/// with a discovery document (reference section 18).
+/// with a discovery document (reference section 20).
 public struct EmulatedOIDCProvider: Sendable, Equatable {
     public var name: String
     /// `nil` for Microsoft, whose issuer names each token's tenant.

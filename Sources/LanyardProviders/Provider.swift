@@ -1,7 +1,7 @@
 import LanyardSupport
 
 /// A sign-in provider Lanyard accepts ID tokens from, by name: `apple`, `google`, or a name configured in
-/// `LANYARD_OIDC_PROVIDERS` (reference section 18). What the provider is (issuer, keys, audiences) is its
+/// `LANYARD_OIDC_PROVIDERS` (reference section 20). What the provider is (issuer, keys, audiences) is its
 /// `ProviderSettings`; the name is what identities, audits and webhooks carry.
 public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
@@ -23,7 +23,7 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let microsoft = Provider(known: "microsoft")
     /// Facebook Limited Login, a preset.
     public static let facebook = Provider(known: "facebook")
-    /// The email identity (reference section 18): proven by a code or a link in one mail, not an ID token.
+    /// The email identity (reference section 20): proven by a code or a link in one mail, not an ID token.
     public static let email = Provider(known: "email")
 
     public var description: String { rawValue }

@@ -4,12 +4,17 @@ Starts `lanyard dev` with an admin key (Tests/python/lanyard_dev.py), makes acco
 what an operator does. Screenshots go to
 $LANYARD_TEST_ARTIFACTS (default Tests/Console/artifacts). Run: python3 Tests/Console/test_console.py
 """
+import email
+import email.policy
 import os
 import secrets
+import socket
 import sys
+import time
 import unittest
 
 import httpx
+from aiosmtpd.controller import Controller
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -24,12 +29,50 @@ ADMIN_KEY = "console-key-" + secrets.token_hex(16)
 SERVER = {}
 
 
+class MailServer:
+    """A loopback SMTP server (aiosmtpd) that accepts mail, except for addresses starting `bounce` (550: the mail
+    fails) or `later` (451: it is retried): the Email deliveries page's three states."""
+    def __init__(self):
+        self.messages = []
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.startswith("bounce"):
+            return "550 5.1.1 No such mailbox"
+        if address.startswith("later"):
+            return "451 4.3.0 Try again later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append((envelope.rcpt_tos[0], envelope.content))
+        return "250 OK"
+
+    def code(self, address):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for to, content in self.messages:
+                if to == address:
+                    text = email.message_from_bytes(content, policy=email.policy.default).get_body(("plain",)).get_content()
+                    return next(word for word in text.split() if word.isdigit() and len(word) == 6)
+            time.sleep(0.05)
+        raise AssertionError(f"no mail to {address}")
+
+
 def setUpModule():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    # Microsoft as the emulator imitates it, and a provider whose issuer cannot be reached (the Providers page).
+    mail = MailServer()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(mail, hostname="127.0.0.1", port=port)
+    controller.start()
+    # Microsoft as the emulator imitates it, and a provider whose issuer cannot be reached (the Providers page);
+    # mail to the loopback SMTP server above (plain SMTP is allowed to loopback only).
     lanyard = LanyardDev(LANYARD_ADMIN_KEY=ADMIN_KEY, LANYARD_OIDC_PROVIDERS="microsoft,broken",
                          LANYARD_OIDC_BROKEN_ISSUER="http://127.0.0.1:9/realms/gone",
-                         LANYARD_OIDC_BROKEN_CLIENT_IDS="broken-app")
+                         LANYARD_OIDC_BROKEN_CLIENT_IDS="broken-app",
+                         LANYARD_SMTP_URL=f"smtp+insecure://127.0.0.1:{port}")
+    SERVER.update(mail=mail, smtp=controller)
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,900"]:
@@ -42,6 +85,7 @@ def setUpModule():
 def tearDownModule():
     SERVER["browser"].quit()
     SERVER["lanyard"].stop()
+    SERVER["smtp"].stop()
 
 
 def sign_in(provider, sub, body=None, **claims):
@@ -251,6 +295,51 @@ class ConsoleTests(unittest.TestCase):
         self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#merges"), "Reverted"))
         # The absorbed account is back: its Google sign-in reaches it again.
         self.assertEqual(sign_in("google", google_sub).json()["user"]["id"], absorbed["user"]["id"])
+
+    def test_email_deliveries_show_sent_retrying_and_failed_and_an_operator_sends_a_recovery_code(self):
+        base = SERVER["base"]
+        address = f"ada-{secrets.token_hex(4)}@example.com"
+        started = httpx.post(f"{base}/v1/auth/email/start", json={"email": address}).json()
+        session = httpx.post(f"{base}/v1/auth/email/verify", json={
+            "flow_id": started["flow_id"], "flow_secret": started["flow_secret"], "code": SERVER["mail"].code(address)})
+        self.assertEqual(session.status_code, 200, session.text)
+        user_id = session.json()["user"]["id"]
+        bounce = f"bounce-{secrets.token_hex(4)}@example.com"
+        later = f"later-{secrets.token_hex(4)}@example.com"
+        for other in (bounce, later):
+            self.assertEqual(httpx.post(f"{base}/v1/auth/email/start", json={"email": other}).status_code, 202)
+
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.get(f"{base}/admin#/users/{user_id}")
+        self.wait.until(EC.visibility_of_element_located((By.ID, "single-method")))
+        self.assertIn("Email", self.browser.find_element(By.CSS_SELECTOR, "tr[data-identity-id]").text)
+        self.browser.find_element(By.ID, "send-recovery").click()
+        self.confirm()
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, ".timeline"), "user.recovery_sent"))
+
+        def row_states():
+            self.browser.get(f"{base}/admin#/email")
+            self.browser.refresh()
+            self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#deliveries, .empty")))
+            return {row.find_element(By.CSS_SELECTOR, "td").text: row.find_elements(By.CSS_SELECTOR, "td")[2].text
+                    for row in self.browser.find_elements(By.CSS_SELECTOR, "tr[data-delivery-id]")}
+        deadline = time.monotonic() + 60
+        states = row_states()
+        while time.monotonic() < deadline and not (states.get(bounce) == "Failed" and states.get(later) == "Retrying"
+                                                   and states.get(address) == "Sent"):
+            time.sleep(0.5)
+            states = row_states()
+        self.assertEqual(states.get(bounce), "Failed", states)
+        self.assertEqual(states.get(later), "Retrying", states)
+        self.assertEqual(states.get(address), "Sent", states)
+        failed = self.browser.find_element(By.CSS_SELECTOR, "tr[data-status=failed]")
+        self.assertIn("550", failed.text)
+        self.screenshot("12-email-deliveries")
+        self.browser.find_element(By.CSS_SELECTOR, "button[data-filter=retrying]").click()
+        self.wait.until(lambda browser: all(later in row.text for row in
+                                            browser.find_elements(By.CSS_SELECTOR, "tr[data-delivery-id]")))
+        self.assertIn("next try", self.browser.find_element(By.CSS_SELECTOR, "tr[data-delivery-id]").text)
 
     @staticmethod
     def session_id(session):

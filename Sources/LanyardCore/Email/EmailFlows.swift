@@ -99,7 +99,7 @@ public struct EmailFlows: Sendable {
         let content = MailContent(subject: rendered.subject, text: rendered.text, html: rendered.html, code: code,
                                   link: link, messageID: "\(flow.id)@\(Self.messageDomain(settings.fromAddress))")
         let sealed = try secrets.seal(content)
-        let limits = Self.limits(settings, address: address, clientIP: origin == .recovery ? nil : client.ip)
+        let limits = Self.limits(settings, address: address, clientIP: client.ip, origin: origin)
         try await dependencies.database.transactionRetryingConflicts { connection in
             let counters = EmailLimitStore(connection)
             for (key, rule) in limits {
@@ -121,11 +121,15 @@ public struct EmailFlows: Sendable {
         return flow
     }
 
-    /// The limits a start passes, in order.
-    static func limits(_ settings: EmailSettings, address: EmailAddress, clientIP: String?) -> [(String, EmailLimitRule)] {
+    /// The limits a start passes, in order. An operator's recovery is not the client's: no per-IP limit, and no
+    /// minute to wait after the person's own mail, but it counts toward the address's hour.
+    static func limits(_ settings: EmailSettings, address: EmailAddress, clientIP: String?,
+                       origin: Origin) -> [(String, EmailLimitRule)] {
         var limits: [(String, EmailLimitRule)] = []
-        if let clientIP { limits.append(("ip:" + clientIP, EmailLimitRule(interval: 0, perWindow: settings.ipPerHour, window: 3600))) }
-        limits.append(("address:" + address.value, EmailLimitRule(interval: settings.addressInterval,
+        if let clientIP, origin != .recovery {
+            limits.append(("ip:" + clientIP, EmailLimitRule(interval: 0, perWindow: settings.ipPerHour, window: 3600)))
+        }
+        limits.append(("address:" + address.value, EmailLimitRule(interval: origin == .recovery ? 0 : settings.addressInterval,
                                                                   perWindow: settings.addressPerHour, window: 3600)))
         limits.append(("all", EmailLimitRule(interval: 0, perWindow: settings.maxPerHour, window: 3600)))
         return limits

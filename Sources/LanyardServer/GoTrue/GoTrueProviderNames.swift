@@ -1,5 +1,5 @@
 /// Provider names as Supabase's clients spell them: GoTrue calls Microsoft `azure`; every other name (`apple`,
-/// `google`, `keycloak`, a custom one) is the same on both sides (reference section 18).
+/// `google`, `keycloak`, a custom one) is the same on both sides (reference section 20).
 enum GoTrueProviderNames {
     static func lanyard(_ gotrue: String) -> String {
         gotrue == "azure" ? "microsoft" : gotrue

@@ -70,7 +70,7 @@ extension MintRequest: RequestBody {
 }
 
 /// What Microsoft's multi-tenant discovery document says its issuer is: a template, not an issuer (tokens are
-/// checked against their own `tid`; reference section 18).
+/// checked against their own `tid`; reference section 20).
 enum MicrosoftIssuerTemplate {
     static let value = "https://login.microsoftonline.com/{tenantid}/v2.0"
 }

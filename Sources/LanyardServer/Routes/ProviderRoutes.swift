@@ -2,7 +2,7 @@ import Hummingbird
 import LanyardCore
 import LanyardWire
 
-/// `GET /v1/providers`: the providers this server offers, so an app shows the right buttons (reference section 18).
+/// `GET /v1/providers`: the providers this server offers, so an app shows the right buttons (reference section 20).
 struct ProviderRoutes {
     let api: APIContext
 

@@ -25,9 +25,9 @@ public struct LanyardConfiguration: Sendable {
     public var googleJWKSURL: String = "https://www.googleapis.com/oauth2/v3/certs"
     public var appleRequiresNonce = false
     public var googleRequiresNonce = false
-    /// `LANYARD_OIDC_PROVIDERS` and each name's settings, in the order named (reference section 18).
+    /// `LANYARD_OIDC_PROVIDERS` and each name's settings, in the order named (reference section 20).
     public var oidcProviders: [OIDCProviderConfiguration] = []
-    /// Email codes and links (reference section 18).
+    /// Email codes and links (reference section 20).
     public var email = EmailSettings()
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000

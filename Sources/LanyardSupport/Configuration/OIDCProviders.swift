@@ -1,6 +1,6 @@
 import Foundation
 
-/// One provider of `LANYARD_OIDC_PROVIDERS`, as configured (reference section 18). The presets (`microsoft`,
+/// One provider of `LANYARD_OIDC_PROVIDERS`, as configured (reference section 20). The presets (`microsoft`,
 /// `facebook`) fill in what their operators do not set.
 public struct OIDCProviderConfiguration: Sendable, Equatable {
     public var name: String

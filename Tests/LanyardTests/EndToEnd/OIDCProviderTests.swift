@@ -4,7 +4,7 @@ import LanyardEmulator
 import LanyardSupport
 import Testing
 
-/// Providers as configuration (reference section 18): an OpenID Connect issuer of the test's own (its keys, its
+/// Providers as configuration (reference section 20): an OpenID Connect issuer of the test's own (its keys, its
 /// discovery, tokens signed by jwt-kit) and the emulator's Microsoft, through every endpoint that takes a
 /// provider, on both databases.
 @Suite struct OIDCProviderTests {

@@ -70,6 +70,7 @@ import Testing
             try await Self.merges(client)
             try await Self.administration(client)
             try await Self.goTrue(client)
+            try await Self.email(client)
 
             #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
             let documented = log.spec.operations.filter { !$0.contains(" /_emulator") }
@@ -334,5 +335,62 @@ import Testing
         try await client.send(.DELETE, "/auth/v1/user/identities/nothing", bearer: linkedToken)
         try await client.send(.POST, "/auth/v1/token?grant_type=refresh_token", ["refresh_token": refreshToken])
         #expect(try await client.send(.POST, "/auth/v1/logout", bearer: linkedToken).status == 204)
+    }
+
+    /// The email identity (reference section 18): its flow, the link's page, recovery, the deliveries, GoTrue's codes.
+    static func email(_ client: CheckedClient) async throws {
+        let server = client.server
+        let key = AdminTests.key
+        let started = try await client.send(.POST, "/v1/auth/email/start", ["email": "story@example.com"])
+        #expect(started.status == 202)
+        try await client.send(.POST, "/v1/auth/email/start", ["email": "story@example.com\r\nBcc: x@example.com"])
+        try await client.send(.POST, "/v1/auth/email/start", ["email": "story@example.com"])  // 429: within the minute
+        let flow = try EmailFlowTests.Flow(started)
+        let code = try #require(try await EmailFlowTests.mail(server, to: "story@example.com")["code"] as? String)
+        try await client.send(.POST, "/v1/auth/email/verify", ["flow_id": flow.id, "flow_secret": flow.secret,
+                                                               "code": code == "000000" ? "111111" : "000000"])
+        try await client.send(.POST, "/v1/auth/email/verify", ["flow_id": "ef_none", "flow_secret": flow.secret, "code": code])
+        let session = try Session(try await client.send(.POST, "/v1/auth/email/verify",
+                                                        ["flow_id": flow.id, "flow_secret": flow.secret, "code": code]))
+
+        // The link: looked at, a wrong pick, the right one, then the device finishes.
+        let other = try EmailFlowTests.Flow(try await client.send(.POST, "/v1/auth/email/start", ["email": "link@example.com"]))
+        try await client.send(.POST, "/v1/auth/email/complete", ["flow_id": other.id, "flow_secret": other.secret])
+        let token = try EmailFlowTests.token(try await EmailFlowTests.mail(server, to: "link@example.com"))
+        #expect(try await client.send(.GET, "/e/\(token)").status == 200)
+        try await client.send(.GET, "/e/" + String(repeating: "x", count: 43))
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        let wrong = (other.match == 10 ? 11 : 10)
+        client.log.record(.POST, "/e/\(token)", try await server.request(.POST, "/e/\(token)", rawBody: "match=\(wrong)", headers: form))
+        let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(other.match)", headers: form)
+        client.log.record(.POST, "/e/\(token)", confirmed)
+        #expect(confirmed.status == 200)
+        #expect(try await client.send(.POST, "/v1/auth/email/complete", ["flow_id": other.id, "flow_secret": other.secret,
+                                                                        "wait": 1]).status == 200)
+        // A link with the account's bearer answers the account's methods.
+        let apple = try await server.signIn(.apple, sub: "email-story")
+        let linking = try EmailFlowTests.Flow(try await client.send(.POST, "/v1/auth/email/start",
+                                                                    ["email": "apple-story@example.com", "intent": "link"],
+                                                                    bearer: apple.accessToken))
+        let linkCode = try #require(try await EmailFlowTests.mail(server, to: "apple-story@example.com")["code"] as? String)
+        #expect(try await client.send(.POST, "/v1/auth/email/verify", ["flow_id": linking.id, "flow_secret": linking.secret,
+                                                                      "code": linkCode], bearer: apple.accessToken).status == 200)
+
+        // An operator's recovery code, and the outbox.
+        server.clock.advance(by: 61)
+        #expect(try await client.send(.POST, "/v1/admin/users/\(session.userID)/recovery", bearer: key).status == 202)
+        try await client.send(.POST, "/v1/admin/users/\(try await server.signIn(.google, sub: "no-address").userID)/recovery",
+                              bearer: key)
+        _ = try await EmailFlowTests.mail(server, to: "story@example.com", count: 2)
+        #expect(try await client.send(.GET, "/v1/admin/email/deliveries?limit=10", bearer: key).status == 200)
+        try await client.send(.GET, "/v1/admin/email/deliveries?status=lost", bearer: key)
+
+        // GoTrue's codes.
+        #expect(try await client.send(.POST, "/auth/v1/otp", ["email": "gotrue-story@example.com"]).status == 200)
+        let gotrueCode = try #require(try await EmailFlowTests.mail(server, to: "gotrue-story@example.com")["code"] as? String)
+        try await client.send(.POST, "/auth/v1/verify", ["type": "email", "email": "gotrue-story@example.com",
+                                                         "token": gotrueCode == "000000" ? "111111" : "000000"])
+        #expect(try await client.send(.POST, "/auth/v1/verify", ["type": "email", "email": "gotrue-story@example.com",
+                                                                 "token": gotrueCode]).status == 200)
     }
 }

@@ -7,7 +7,7 @@ import LanyardSupport
 /// adds without documenting it fails as surely as one it drops).
 ///
 /// The schema keywords the document uses are the ones read here: `$ref`, `type` (one or a list), `properties`,
-/// `required`, `additionalProperties`, `items`, `enum`, `const`, `allOf`, `format: date-time`.
+/// `required`, `additionalProperties`, `items`, `enum`, `const`, `allOf`, `oneOf`, `format: date-time`.
 struct OpenAPIConformance {
     let document: [String: JSONValue]
 
@@ -89,6 +89,13 @@ struct OpenAPIConformance {
                 for key in object.keys where !declared.contains(key) { problems.append("\(path).\(key) is not documented") }
             }
             return problems
+        }
+        if let choices = schema["oneOf"]?.arrayValue {
+            // One of the alternatives must fit (an answer that is a session or a link's, say).
+            let verdicts = choices.map { check(value, against: $0, at: path) }
+            if verdicts.contains(where: \.isEmpty) { return [] }
+            return ["\(path) fits none of the documented alternatives: "
+                    + (verdicts.min { $0.count < $1.count } ?? []).joined(separator: "; ")]
         }
         if let types = Self.types(schema["type"]), !types.contains(where: { Self.matches(value, type: $0) }) {
             return ["\(path) is \(Self.describe(value)), documented as \(types.joined(separator: " or "))"]

@@ -127,7 +127,7 @@ struct Habit: Codable, Sendable, Equatable {
 }
 
 /// Providers by name through the SDK: what the server offers, and an OpenID Connect provider of the server's
-/// configuration signing in, linking and unlinking (reference section 18).
+/// configuration signing in, linking and unlinking (reference section 20).
 @Suite struct SDKProviderTests {
     @Test func anyConfiguredProviderSignsInLinksAndUnlinksByName() async throws {
         try await OIDCProviderTests.withIssuer(.sqlite) { server, issuer in
