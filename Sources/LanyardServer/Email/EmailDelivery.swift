@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// one, keeps it in the emulator's mailbox. Failures are retried on `EmailOutbox`'s schedule; a 5xx answer or a
 /// server without STARTTLS fails the mail at once. Never in a request: a slow mail server slows no API call.
 struct EmailDelivery: Service {
-    static let batchSize = 8
+    static let batchSize = 16
 
     let outbox: EmailOutbox
     /// nil: the mailbox.
@@ -26,7 +26,8 @@ struct EmailDelivery: Service {
             var failing = false
             while !Task.isCancelled {
                 do {
-                    try await deliverDue()
+                    // A full batch means more may be due: go again at once.
+                    if try await deliverDue() == Self.batchSize { continue }
                     failing = false
                 } catch {
                     logger.log(level: failing ? .debug : .warning, "email delivery could not read the outbox",
@@ -38,12 +39,14 @@ struct EmailDelivery: Service {
         }
     }
 
-    /// One round: lease what is due and attempt it, the batch's mails at once.
-    func deliverDue() async throws {
+    /// One round: lease what is due and attempt it, the batch's mails at once. Returns how many were leased.
+    @discardableResult
+    func deliverDue() async throws -> Int {
         let due = try await outbox.claimDue(leaseFor: 120, limit: Self.batchSize)
         await withTaskGroup(of: Void.self) { group in
             for mail in due { group.addTask { await attempt(mail) } }
         }
+        return due.count
     }
 
     private func attempt(_ mail: EmailOutbox.Due) async {
