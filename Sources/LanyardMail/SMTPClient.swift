@@ -104,8 +104,9 @@ public struct SMTPClient: Sendable {
         if let username = endpoint.username {
             try await authenticate(connection, username: username, password: endpoint.password ?? "", features: features)
         }
-        try await connection.expect(250, after: "MAIL FROM:<\(sender)>")
-        try await connection.expect([250, 251], after: "RCPT TO:<\(recipient)>")
+        // The failures name the command, not the addresses: they reach logs.
+        try await connection.expect(250, after: "MAIL FROM:<\(sender)>", logAs: "MAIL FROM")
+        try await connection.expect([250, 251], after: "RCPT TO:<\(recipient)>", logAs: "RCPT TO")
         try await connection.expect(354, after: "DATA")
         let stuffed = data.split(separator: "\r\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix(".") ? "." + $0 : String($0) }.joined(separator: "\r\n")

@@ -146,15 +146,31 @@ public struct MergeChallenge: Sendable, Codable, Equatable {
 /// let body = MergeBody(proof: .init(provider: "google", idToken: token), keep: .other)
 /// ```
 public struct MergeBody: Sendable, Codable, Equatable {
-    /// The other account's sign-in: an ID token carrying this session's challenge nonce.
+    /// The other account's sign-in: an ID token carrying this session's challenge nonce, or for `email` a code of
+    /// an email flow this device started (single-use and bound to its `flow_secret`, it needs no challenge).
     public struct Proof: Sendable, Codable, Equatable {
         public var provider: String
-        public var idToken: String
+        public var idToken: String?
+        public var flowID: String?
+        public var flowSecret: String?
+        public var code: String?
 
-        /// A proof.
+        /// A proof by ID token.
         public init(provider: String, idToken: String) { (self.provider, self.idToken) = (provider, idToken) }
 
-        enum CodingKeys: String, CodingKey { case provider, idToken = "id_token" }
+        /// A proof by an email flow's code.
+        ///
+        /// ```swift
+        /// let proof = MergeBody.Proof(emailFlow: flow.started, code: "123456")
+        /// ```
+        public init(emailFlow: EmailFlowStarted, code: String) {
+            provider = "email"
+            (flowID, flowSecret, self.code) = (emailFlow.flowID, emailFlow.flowSecret, code)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case provider, code, idToken = "id_token", flowID = "flow_id", flowSecret = "flow_secret"
+        }
     }
 
     public var proof: Proof

@@ -221,6 +221,20 @@ class SMTPTests(unittest.TestCase):
         self.assertEqual(sent[0]["attempts"], 1)
         mailbox = httpx.get(f"{SERVERS['trusted'].base}/_emulator/mail?to={address}").json()
         self.assertEqual(mailbox, [], "a sent mail's body is erased")
+        # An operator's recovery code: mailed (code only), and the app's backend hears of it.
+        user_id = session.json()["user"]["id"]
+        recovery = httpx.post(f"{SERVERS['trusted'].base}/v1/admin/users/{user_id}/recovery",
+                              headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+        self.assertEqual(recovery.status_code, 202, recovery.text)
+        second = wait_for(lambda: [m for m in recorder.messages if address in m["to"]][1:])
+        self.assertTrue(second, "the recovery mail reached the SMTP server")
+        recovered = email.message_from_bytes(second[0]["content"], policy=email.policy.default)
+        self.assertEqual(recovered["Subject"], "Get back into your account")
+        self.assertNotIn("/e/", recovered.get_body(("plain",)).get_content())
+        event = wait_for(lambda: next((e for e in WebhookReceiver.events
+                                       if e["type"] == "user.recovery_sent" and e["data"].get("user_id") == user_id), None))
+        self.assertIsNotNone(event, "the app's backend heard user.recovery_sent")
+        self.assertEqual(event["data"]["actor"], "admin")
 
     def test_smtps_speaks_tls_from_the_first_byte(self):
         address = f"cy-{secrets.token_hex(4)}@example.com"

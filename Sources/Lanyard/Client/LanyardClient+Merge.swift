@@ -27,8 +27,26 @@ extension LanyardClient {
         let challenge = try await sendAuthorized(APIRequest("POST", "v1/users/me/merge/challenge"),
                                                  as: MergeChallenge.self)
         let credential = try await signIn(challenge.nonce)
-        let body = MergeBody(proof: .init(provider: credential.provider.rawValue, idToken: credential.idToken),
-                             keep: keep, onConflict: onConflict, release: release.map(\.rawValue), dryRun: dryRun)
+        return try await merge(MergeBody(proof: .init(provider: credential.provider.rawValue, idToken: credential.idToken),
+                                         keep: keep, onConflict: onConflict, release: release.map(\.rawValue), dryRun: dryRun))
+    }
+
+    /// Merges the account an email address signs in to, proven by the code of a flow this device started with
+    /// `client.email.start(_:)` (no nonce: the code is single-use and bound to this device's flow).
+    ///
+    /// ```swift
+    /// let flow = try await client.email.start("ada@work.example")
+    /// let result = try await client.merge(provingEmail: flow, code: typedCode, keep: .current)
+    /// ```
+    @discardableResult
+    public func merge(provingEmail flow: EmailFlow, code: String, keep: MergeKeep = .current,
+                      onConflict: MergeConflictRule = .newer, release: [Provider] = [],
+                      dryRun: Bool = false) async throws -> MergeResult {
+        try await merge(MergeBody(proof: .init(emailFlow: flow.started, code: code), keep: keep, onConflict: onConflict,
+                                  release: release.map(\.rawValue), dryRun: dryRun))
+    }
+
+    private func merge(_ body: MergeBody) async throws -> MergeResult {
         let request = try APIRequest("POST", "v1/users/me/merge", json: body,
                                      headers: ["Idempotency-Key": UUID().uuidString])
         var answer: MergeResult

@@ -218,7 +218,34 @@ public struct EmailFlows: Sendable {
         throw EmailFlowRules.wrongCode(after: counted)
     }
 
-    /// Uses the flow (once, whoever races) and hands its proven identity to sign-in, linking or re-authentication.
+    /// A merge's proof of the other account (reference section 15): the code of a sign-in flow this device
+    /// started, checked like `verify`'s; the identity it proves. The merge uses the flow up in its own transaction
+    /// (a dry run leaves it for the merge).
+    public func prove(_ proof: EmailProof) async throws -> VerifiedIdentity {
+        let flow = try await flow(id: proof.flowID, secret: proof.flowSecret)
+        guard flow.intent == EmailIntent.signin.rawValue else {
+            throw LanyardError.invalidRequest(field: "proof.flow_id", "A merge's proof is a flow started with intent signin")
+        }
+        try await checkCode(proof.code, of: flow)
+        return Self.identity(of: flow)
+    }
+
+    static func identity(of flow: EmailFlowRecord) -> VerifiedIdentity {
+        VerifiedIdentity(provider: .email, subject: flow.address, email: flow.address, emailVerified: true,
+                         isPrivateEmail: false, name: nil, audience: "email")
+    }
+
+    /// Uses the flow: once, whoever races.
+    private func use(_ flow: EmailFlowRecord) async throws -> VerifiedIdentity {
+        let now = dependencies.clock.now()
+        let used = try await dependencies.database.transaction { connection in
+            try await EmailFlowStore(connection).markUsed(id: flow.id, at: now, maxWrongCodes: EmailFlowRules.maxWrongCodes)
+        }
+        guard used else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
+        return Self.identity(of: flow)
+    }
+
+    /// Uses the flow and hands its proven identity to sign-in, linking or re-authentication.
     private func finish(_ flow: EmailFlowRecord, caller: Caller?, client: ClientInfo) async throws -> Outcome {
         let intent = EmailIntent(rawValue: flow.intent) ?? .signin
         if intent != .signin {
@@ -227,13 +254,7 @@ public struct EmailFlows: Sendable {
                 throw LanyardError.unauthorized("Finish this flow with the session that started it")
             }
         }
-        let now = dependencies.clock.now()
-        let used = try await dependencies.database.transaction { connection in
-            try await EmailFlowStore(connection).markUsed(id: flow.id, at: now, maxWrongCodes: EmailFlowRules.maxWrongCodes)
-        }
-        guard used else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
-        let identity = VerifiedIdentity(provider: .email, subject: flow.address, email: flow.address, emailVerified: true,
-                                        isPrivateEmail: false, name: nil, audience: "email")
+        let identity = try await use(flow)
         switch intent {
         case .signin:
             if !flow.createUser {
@@ -250,5 +271,16 @@ public struct EmailFlows: Sendable {
         case .reauthenticate:
             return .session(try await Reauthentication(dependencies).reauthenticate(identity, caller: caller!, client: client))
         }
+    }
+}
+
+/// An email flow's code offered as a merge's proof.
+public struct EmailProof: Sendable, Equatable {
+    public var flowID: String
+    public var flowSecret: String
+    public var code: String
+
+    public init(flowID: String, flowSecret: String, code: String) {
+        (self.flowID, self.flowSecret, self.code) = (flowID, flowSecret, code)
     }
 }

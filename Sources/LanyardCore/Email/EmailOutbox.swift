@@ -88,6 +88,17 @@ public struct EmailOutbox: Sendable {
         return retryAt == nil
     }
 
+    /// Flows a day past their end, limit counters idle for an hour (their windows are over), and mail records
+    /// older than 30 days.
+    public func forgetEnded() async throws {
+        let now = dependencies.clock.now()
+        try await dependencies.database.transaction { connection in
+            try await EmailFlowStore(connection).deleteEnded(before: now.addingTimeInterval(-86_400))
+            try await EmailLimitStore(connection).deleteIdle(before: now.addingTimeInterval(-3_600))
+            try await EmailDeliveryStore(connection).deleteOlder(than: now.addingTimeInterval(-30 * 86_400))
+        }
+    }
+
     /// The console's Email deliveries page, newest first.
     public func deliveries(status: String?, limit: Int) async throws -> [AdminEmailDelivery] {
         guard status == nil || EmailDeliveryRecord.Status(rawValue: status!) != nil else {

@@ -27,6 +27,8 @@ public struct AccountMerges: Sendable {
         public var release: [String]
         public var dryRun: Bool
         public var idempotencyKey: String?
+        /// For `provider: "email"`: the code of an email flow this device started, instead of an ID token.
+        public var emailProof: EmailProof?
 
         public init(provider: String, idToken: String, keep: MergeKeep = .current, onConflict: MergeConflictRule = .newer,
                     release: [String] = [], dryRun: Bool = false, idempotencyKey: String? = nil) {
@@ -36,7 +38,7 @@ public struct AccountMerges: Sendable {
 
         /// The body, hashed: what an `Idempotency-Key` sent again must come with.
         var hash: String {
-            Hashing.sha256Hex([provider, idToken, keep.rawValue, onConflict.rawValue,
+            Hashing.sha256Hex([provider, idToken, emailProof.map { "\($0.flowID):\($0.code)" } ?? "", keep.rawValue, onConflict.rawValue,
                                release.map { $0.lowercased() }.sorted().joined(separator: ","), String(dryRun)]
                 .joined(separator: "\n"))
         }
@@ -53,7 +55,7 @@ public struct AccountMerges: Sendable {
     public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeResult {
         let keys = MergeRequestKeys(requestedBy: caller.userID, sessionID: caller.sessionID,
                                     idempotencyKey: request.idempotencyKey,
-                                    proofKey: Hashing.sha256Hex("merge-proof:" + request.idToken),
+                                    proofKey: Hashing.sha256Hex("merge-proof:" + (request.emailProof.map { "email:" + $0.flowID } ?? request.idToken)),
                                     requestHash: request.hash)
         if !request.dryRun, let earlier = try await answerAgainIfAsked(keys, request: request, caller: caller, client: client) {
             return earlier
@@ -69,10 +71,52 @@ public struct AccountMerges: Sendable {
         }
     }
 
+    /// The other account's identity: an ID token carrying one of this session's open challenge nonces (a token
+    /// without it, or with another, is `nonce_mismatch`), or an email flow's code (single-use, bound to the device's
+    /// flow secret).
+    private func prove(_ request: Request, provider: LanyardProviders.Provider, caller: Caller,
+                       at now: Date) async throws -> (VerifiedIdentity, ProofSpending) {
+        if provider == .email {
+            guard let emailProof = request.emailProof else {
+                throw LanyardError.invalidRequest(field: "proof.code", "An email proof is {\"provider\": \"email\", \"flow_id\", \"flow_secret\", \"code\"}")
+            }
+            return (try await EmailFlows(dependencies).prove(emailProof), .emailFlow(emailProof.flowID))
+        }
+        let open = try await dependencies.database.read { connection in
+            try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
+        }
+        guard let challenge = Self.challenge(matching: request.idToken, among: open) else {
+            throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
+        }
+        return (try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: challenge.nonce),
+                .challenge(challenge.id))
+    }
+
+    /// What a merge's proof uses up when the merge commits: this session's challenge, or the email flow.
+    enum ProofSpending: Sendable {
+        case challenge(String)
+        case emailFlow(String)
+
+        func spend(on connection: any DatabaseConnection, at now: Date) async throws {
+            switch self {
+            case .challenge(let id):
+                guard try await MergeStore(connection).openChallenge(id: id, at: now) != nil else {
+                    throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
+                }
+                try await MergeStore(connection).useChallenge(id: id, at: now)
+            case .emailFlow(let id):
+                guard try await EmailFlowStore(connection).markUsed(id: id, at: now, maxWrongCodes: EmailFlowRules.maxWrongCodes) else {
+                    throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0)
+                }
+            }
+        }
+    }
+
     /// What a copy of the same request racing this one may leave it with.
     private static func mayHaveLostARace(_ error: LanyardError) -> Bool {
         switch error.details["reason"]?.stringValue {
         case "nonce_mismatch", "same_account", "already_merged", "session_ended": true
+        case "used": error.code == .invalidCode
         default: error.code == .accountMerged
         }
     }
@@ -88,14 +132,7 @@ public struct AccountMerges: Sendable {
             throw LanyardError.unsupportedProvider(request.provider)
         }
         let now = dependencies.clock.now()
-        let open = try await dependencies.database.read { connection in
-            try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
-        }
-        guard let challenge = Self.challenge(matching: request.idToken, among: open) else {
-            throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
-        }
-        // A token without this nonce, or with another, is refused (`nonce_mismatch`).
-        let proof = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: challenge.nonce)
+        let (proof, spend) = try await prove(request, provider: provider, caller: caller, at: now)
         let other = try await dependencies.database.read { connection in
             try await IdentityStore(connection).findWithOwner(provider: provider.rawValue, providerUserID: proof.subject)
         }
@@ -112,11 +149,8 @@ public struct AccountMerges: Sendable {
         do {
             (report, opened) = try await dependencies.database.transactionRetryingConflicts { connection in
                 if !request.dryRun {
-                    // The challenge is spent in the merge's own transaction: used once, whatever races it.
-                    guard try await MergeStore(connection).openChallenge(id: challenge.id, at: now) != nil else {
-                        throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
-                    }
-                    try await MergeStore(connection).useChallenge(id: challenge.id, at: now)
+                    // The proof is spent in the merge's own transaction: used once, whatever races it.
+                    try await spend.spend(on: connection, at: now)
                 }
                 let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
                 let (report, _) = try await MergeEngine(dependencies: dependencies, connection: connection, audit: audit).run(plan)

@@ -22,7 +22,7 @@ struct EmailDelivery: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var failing = false
             while !Task.isCancelled {
                 do {

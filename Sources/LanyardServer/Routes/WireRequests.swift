@@ -49,8 +49,22 @@ extension MergeBody: RequestBody {
         guard let provider = proof["provider"]?.stringValue, !provider.isEmpty, !provider.containsNUL else {
             throw LanyardError.invalidRequest(field: "proof.provider", "proof.provider is required")
         }
-        guard let token = proof["id_token"]?.stringValue, !token.isEmpty, !token.containsNUL else {
-            throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")
+        let wireProof: Proof
+        if provider == "email" {
+            // An email flow's code: `{"provider": "email", "flow_id", "flow_secret", "code"}`.
+            let parts = try ["flow_id", "flow_secret", "code"].map { (name) throws -> String in
+                guard let value = proof[name]?.stringValue, !value.isEmpty, !value.containsNUL, value.utf8.count <= 128 else {
+                    throw LanyardError.invalidRequest(field: "proof.\(name)", "proof.\(name) is required for an email proof")
+                }
+                return value
+            }
+            wireProof = Proof(emailFlow: EmailFlowStarted(flowID: parts[0], flowSecret: parts[1], match: 0, expiresIn: 0,
+                                                          resendAfter: 0), code: parts[2])
+        } else {
+            guard let token = proof["id_token"]?.stringValue, !token.isEmpty, !token.containsNUL else {
+                throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")
+            }
+            wireProof = Proof(provider: provider, idToken: token)
         }
         var release: [String] = []
         if fields.contains("release") {
@@ -60,7 +74,7 @@ extension MergeBody: RequestBody {
             }
             release = names
         }
-        self.init(proof: Proof(provider: provider, idToken: token), keep: try fields.optionalCase("keep") ?? .current,
+        self.init(proof: wireProof, keep: try fields.optionalCase("keep") ?? .current,
                   onConflict: try fields.optionalCase("on_conflict") ?? .newer, release: release,
                   dryRun: try fields.optionalBool("dry_run") ?? false)
     }

@@ -107,9 +107,9 @@ public struct EmailDeliveryStore: Sendable {
                                           [.text(recipient), .integer(Int64(limit))]).map(EmailDeliveryRecord.init(row:))
     }
 
-    public func count(status: EmailDeliveryRecord.Status) async throws -> Int {
-        Int(try await connection.first("SELECT count(*) AS n FROM email_deliveries WHERE status = $1",
-                                       [.text(status.rawValue)])?.integer("n") ?? 0)
+    /// Records of mails sent or failed before `date`.
+    public func deleteOlder(than date: Date) async throws {
+        try await connection.query("DELETE FROM email_deliveries WHERE status <> 'pending' AND created_at < $1", [.date(date)])
     }
 
 }

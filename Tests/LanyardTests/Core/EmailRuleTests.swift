@@ -85,4 +85,22 @@ import Testing
         #expect(EmailOutbox.nextAttempt(after: 6, at: t) == nil)
         #expect(EmailOutbox.retryDelays.reduce(0, +) < 900)
     }
+
+    @Test func templatesFromAFolderReplaceTheBuiltInMailsAndCannotAddAHeader() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lanyard-templates-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "Dein Code: {{code}}\nBcc: everyone@example.com".write(to: folder.appendingPathComponent("signin.subject"), atomically: true, encoding: .utf8)
+        try "<a href=\"{{link}}\">{{address}}</a> {{code}} ({{minutes}} min)".write(
+            to: folder.appendingPathComponent("signin.html"), atomically: true, encoding: .utf8)
+        let values = EmailTemplates.Values(code: "123456", link: "https://id.example.com/e/t?a=1&b=<2>", minutes: 15,
+                                           address: "ada@example.com")
+        let custom = EmailTemplates(folder: folder.path).render(intent: "signin", origin: "lanyard", values: values)
+        #expect(custom.subject == "Dein Code: 123456")
+        #expect(custom.html == "<a href=\"https://id.example.com/e/t?a=1&amp;b=&lt;2&gt;\">ada@example.com</a> 123456 (15 min)")
+        // The text part was not replaced: the built-in one, with the code and the link.
+        #expect(custom.text.contains("123456") && custom.text.contains("https://id.example.com/e/t?a=1&b=<2>"))
+        let builtIn = EmailTemplates(folder: nil).render(intent: "link", origin: "recovery", values: values)
+        #expect(builtIn.subject == "Get back into your account")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LanyardCore
 import LanyardSupport
 import NIOHTTP1
 import Testing
@@ -345,6 +346,59 @@ import Testing
             #expect(rows.allSatisfy { $0["recipient"] as? String == "lost@example.com" && $0["user_id"] != nil || $0["intent"] as? String == "signin" })
             let badStatus = try await server.request(.GET, "/v1/admin/email/deliveries?status=lost", bearer: Self.adminKey)
             #expect(badStatus.status == 400)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func endedFlowsIdleCountersAndOldMailRecordsAreForgotten(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            _ = try Flow(try await Self.start(server, "old@example.com"))
+            _ = try await Self.mail(server, to: "old@example.com")
+            func count(_ table: String) async throws -> Int64 {
+                try await server.runtime.database.read { try await $0.query("SELECT count(*) AS n FROM \(table)", []) }
+                    .first?.integer("n") ?? -1
+            }
+            try await EmailOutbox(server.runtime.dependencies).forgetEnded()
+            #expect(try await count("email_flows") == 1)
+            #expect(try await count("email_limits") == 3)
+            server.clock.advance(by: 31 * 86_400)
+            try await EmailOutbox(server.runtime.dependencies).forgetEnded()
+            #expect(try await count("email_flows") == 0)
+            #expect(try await count("email_limits") == 0)
+            #expect(try await count("email_deliveries") == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anEmailCodeProvesTheOtherAccountOfAMerge(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let other = try Flow(try await Self.start(server, "work@example.com"))
+            let absorbed = try Session(try await Self.verify(server, other, code: try #require(
+                try await Self.mail(server, to: "work@example.com")["code"] as? String)))
+            let survivor = try await server.signIn(.apple, sub: "apple-home")
+            server.clock.advance(by: 61)
+            let proofFlow = try Flow(try await Self.start(server, "work@example.com"))
+            let code = try #require(try await Self.mail(server, to: "work@example.com", count: 2)["code"] as? String)
+            func proof(_ code: String) -> [String: Any] {
+                ["proof": ["provider": "email", "flow_id": proofFlow.id, "flow_secret": proofFlow.secret, "code": code]]
+            }
+            let wrong = try await server.post("/v1/users/me/merge", proof(code == "000000" ? "111111" : "000000"),
+                                              bearer: survivor.accessToken)
+            #expect(wrong.status == 401 && wrong.errorCode == "INVALID_CODE")
+            let incomplete = try await server.post("/v1/users/me/merge", ["proof": ["provider": "email", "flow_id": proofFlow.id]],
+                                                   bearer: survivor.accessToken)
+            #expect(incomplete.status == 400 && incomplete.errorDetails["field"] as? String == "proof.flow_secret")
+            let merged = try await server.post("/v1/users/me/merge", proof(code), bearer: survivor.accessToken,
+                                               headers: ["Idempotency-Key": "merge-by-email"])
+            #expect(merged.status == 200, "\(merged.text)")
+            #expect(merged.json["identities_moved"] as? [String] == ["email"])
+            // The same request again answers the same merge; the code itself is spent.
+            let again = try await server.post("/v1/users/me/merge", proof(code), bearer: survivor.accessToken,
+                                              headers: ["Idempotency-Key": "merge-by-email"])
+            #expect(again.status == 200 && again.json["merge_id"] as? String == merged.json["merge_id"] as? String)
+            #expect(try await server.get("/v1/users/me", bearer: absorbed.accessToken).status == 401)
+            let me = try await server.get("/v1/users/me", bearer: survivor.accessToken)
+            #expect(me.json["linked_providers"] as? [String] == ["apple", "email"])
         }
     }
 }

@@ -206,4 +206,20 @@ struct Habit: Codable, Sendable, Equatable {
             }
         }
     }
+
+    @Test func anEmailCodeProvesTheOtherAccountOfAMerge() async throws {
+        try await TestServer.with(.sqlite, configure: EmailFlowTests.configure) { server in
+            let work = server.client()
+            let first = try await work.email.start("work@example.com")
+            try await first.verify(code: try #require(try await EmailFlowTests.mail(server, to: "work@example.com")["code"] as? String))
+            let home = server.client()
+            try await home.signIn(with: .google, idToken: try server.idToken(.google, sub: "g-home"))
+            server.clock.advance(by: 61)
+            let flow = try await home.email.start("work@example.com")
+            let code = try #require(try await EmailFlowTests.mail(server, to: "work@example.com", count: 2)["code"] as? String)
+            let result = try await home.merge(provingEmail: flow, code: code)
+            #expect(result.identitiesMoved == ["email"])
+            #expect(try await home.refreshUser().linkedProviders.map(\.provider) == [.google, .email])
+        }
+    }
 }
