@@ -161,6 +161,20 @@ struct LanyardDemo {
             if case .signedOut(let reason) = event { say("signed out: \(reason)"); break }
         }
         say("signed in afterwards: \(graces.user != nil)")
+
+        chapter("10. Lin, on a web app without Apple's button, signs in by email and opens the link on her phone")
+        let laptop = LanyardClient(url: url, storage: MemorySessionStore())
+        let linAddress = "lin-\(run)@example.com"
+        let flow = try await laptop.email.start(linAddress)
+        say("the laptop shows: \"We sent a link to \(linAddress). Pick \(flow.match) when it asks.\"")
+        async let signedIn = flow.awaitConfirmation(timeout: 60)
+        let mail = try await emulator.mail(to: linAddress)
+        say("the mail holds a code (\(mail.code)) and a link; her phone opens the link, the page asks for the number")
+        let page = try await emulator.pick(flow.match, onPageAt: mail.link)
+        say("she picks \(flow.match): the page says \"\(page)\"; the phone's browser gets no session")
+        let lin = try await signedIn
+        say("the laptop is signed in: \(lin.user.email ?? "?"), new account: \(lin.isNewUser), methods: "
+            + laptop.linkedProviders.map(\.provider.displayName).joined(separator: ", "))
     }
 
     static func chapter(_ title: String) { print("\n== \(title)") }
@@ -185,9 +199,40 @@ struct DemoError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// What Apple's or Google's SDK hands the app on a real device; here the emulator mints it.
+/// What Apple's or Google's SDK hands the app on a real device; here the emulator mints it. And the mail `lanyard dev`
+/// keeps instead of sending, with the page its link opens.
 struct Emulator {
     let url: URL
+
+    /// The newest mail to `address` in the emulator's mailbox, once it is there.
+    func mail(to address: String) async throws -> (code: String, link: String) {
+        var components = URLComponents(url: url.appendingPathComponent("_emulator/mail"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "to", value: address)]
+        for _ in 0..<300 {
+            let (data, _) = try await URLSession.shared.data(from: components.url!)
+            if let mail = (try JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first,
+               let code = mail["code"] as? String, let link = mail["link"] as? String {
+                return (code, link)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw DemoError("no mail to \(address) in the mailbox")
+    }
+
+    /// Picks `number` on the link's page, as the person does in their browser; the page's heading.
+    func pick(_ number: Int, onPageAt link: String) async throws -> String {
+        var request = URLRequest(url: URL(string: link)!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("match=\(number)".utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let page = String(decoding: data, as: UTF8.self)
+        guard (response as? HTTPURLResponse)?.statusCode == 200, !page.contains("access_token"),
+              let start = page.range(of: "<h1>"), let end = page.range(of: "</h1>") else {
+            throw DemoError("the link's page did not confirm: \(page.prefix(200))")
+        }
+        return String(page[start.upperBound..<end.lowerBound])
+    }
 
     enum Provider: String { case apple, google }
 
