@@ -1,5 +1,6 @@
 import Foundation
 import LanyardStore
+import LanyardSupport
 
 /// The mails Lanyard sends, one per intent, with a text and an HTML part. Built in; a folder
 /// (`LANYARD_EMAIL_TEMPLATES`) may replace any of `{intent}.subject`, `{intent}.txt`, `{intent}.html`, where
@@ -31,18 +32,12 @@ struct EmailTemplates: Sendable {
     }
 
     private func fill(_ template: String, _ values: Values, html: Bool) -> String {
-        func escape(_ text: String) -> String { html ? Self.escapeHTML(text) : text }
+        func escape(_ text: String) -> String { html ? HTML.escape(text) : text }
         return template
             .replacingOccurrences(of: "{{code}}", with: values.code)
             .replacingOccurrences(of: "{{link}}", with: escape(values.link ?? ""))
             .replacingOccurrences(of: "{{minutes}}", with: String(values.minutes))
             .replacingOccurrences(of: "{{address}}", with: escape(values.address))
-    }
-
-    static func escapeHTML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
     }
 
     private static func builtIn(_ name: String, values: Values) -> (subject: String, text: String, html: String) {
@@ -53,11 +48,11 @@ struct EmailTemplates: Sendable {
         default: ("Your sign-in code", "Use this code to sign in:")
         }
         var text = "\(lead)\n\n    \(values.code)\n\n"
-        var html = "<!doctype html><html><body style=\"font-family:sans-serif\"><p>\(escapeHTML(lead))</p>"
+        var html = "<!doctype html><html><body style=\"font-family:sans-serif\"><p>\(HTML.escape(lead))</p>"
             + "<p style=\"font-size:28px;letter-spacing:4px;font-weight:bold\">\(values.code)</p>"
         if let link = values.link {
             text += "Or open this link and pick the number shown on the device you are signing in on:\n\n\(link)\n\n"
-            html += "<p>Or <a href=\"\(escapeHTML(link))\">open this link</a> and pick the number shown on the device you are signing in on.</p>"
+            html += "<p>Or <a href=\"\(HTML.escape(link))\">open this link</a> and pick the number shown on the device you are signing in on.</p>"
         }
         text += "The code expires in \(values.minutes) minutes. If you did not ask for it, ignore this mail: nothing happens without the code.\n"
         html += "<p style=\"color:#666\">The code expires in \(values.minutes) minutes. If you did not ask for it, ignore this mail: nothing happens without the code.</p></body></html>"

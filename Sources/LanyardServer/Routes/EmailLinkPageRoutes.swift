@@ -65,7 +65,7 @@ struct EmailLinkPageRoutes {
         case "reauthenticate": "confirm it's them"
         default: "sign in"
         }
-        let device = [userAgent.map { "on \(escape(String($0.prefix(120))))" }, clientIP.map { "from \(escape($0))" }]
+        let device = [userAgent.map { "on \(HTML.escape(String($0.prefix(120))))" }, clientIP.map { "from \(HTML.escape($0))" }]
             .compactMap { $0 }.joined(separator: " ")
         let buttons = choices.map {
             "<button name=\"match\" value=\"\($0)\" type=\"submit\">\($0)</button>"
@@ -73,9 +73,9 @@ struct EmailLinkPageRoutes {
         return """
             <h1>Is this you?</h1>\
             <p>A device asked to \(action) with this address at \(Timestamps.format(requestedAt)) UTC\(device.isEmpty ? "" : " " + device).</p>\
-            \(notice.map { "<p class=\"notice\">\(escape($0))</p>" } ?? "")\
+            \(notice.map { "<p class=\"notice\">\(HTML.escape($0))</p>" } ?? "")\
             <p>Pick the number that device shows. If you did not ask, close this page: nothing happens.</p>\
-            <form method="post" action="/e/\(escape(token))">\(buttons)</form>
+            <form method="post" action="/e/\(HTML.escape(token))">\(buttons)</form>
             """
     }
 
@@ -104,12 +104,6 @@ struct EmailLinkPageRoutes {
                         headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: policy,
                                   .cacheControl: "no-store", .init("Referrer-Policy")!: "no-referrer"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
     }
 
     /// One field of an `application/x-www-form-urlencoded` body.

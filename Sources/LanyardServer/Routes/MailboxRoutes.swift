@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardCore
+import LanyardSupport
 import LanyardWire
 
 /// `GET /_emulator/mail?to=` (dev mode): the mails `lanyard dev` kept instead of sending them, newest first, as
@@ -18,7 +19,7 @@ struct MailboxRoutes {
         guard request.headers[.accept]?.contains("text/html") == true else {
             return try JSONResponse.make(mails, headers: [.cacheControl: "no-store"])
         }
-        let escape = EmailLinkPageRoutes.escape
+        let escape = HTML.escape
         let rows = mails.map { mail in
             """
             <article><h2>\(escape(mail.subject))</h2><p class="meta">to \(escape(mail.to)) · \(escape(mail.intent)) · \

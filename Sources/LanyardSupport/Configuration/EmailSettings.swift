@@ -67,9 +67,11 @@ public struct EmailSettings: Sendable {
     public init() {}
 
     /// The address part of `from` (`a@b` out of `Name <a@b>`), for `MAIL FROM` and `Message-ID`.
-    public var fromAddress: String {
-        guard let open = from.lastIndex(of: "<"), let close = from.lastIndex(of: ">"), open < close else { return from }
-        return String(from[from.index(after: open)..<close])
+    public var fromAddress: String { Self.address(in: from) }
+
+    static func address(in mailbox: String) -> String {
+        guard let open = mailbox.lastIndex(of: "<"), let close = mailbox.lastIndex(of: ">"), open < close else { return mailbox }
+        return String(mailbox[mailbox.index(after: open)..<close])
     }
 
     static func read(_ reader: EnvironmentReader, devMode: Bool) throws(ConfigurationError) -> EmailSettings {
@@ -91,7 +93,7 @@ public struct EmailSettings: Sendable {
         }
         if let from = reader.string("LANYARD_EMAIL_FROM") {
             guard !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-                  (try? EmailAddress(EmailSettings(fromText: from).fromAddress)) != nil
+                  (try? EmailAddress(address(in: from))) != nil
             else { throw ConfigurationError(variable: "LANYARD_EMAIL_FROM", problem: "expected an address or Name <address>, one line") }
             settings.from = from
         } else if settings.smtp != nil, !devMode {
@@ -117,9 +119,5 @@ public struct EmailSettings: Sendable {
         settings.ipPerHour = try reader.integer("LANYARD_EMAIL_IP_PER_HOUR", in: 1...1_000_000) ?? settings.ipPerHour
         settings.maxPerHour = try reader.integer("LANYARD_EMAIL_MAX_PER_HOUR", in: 1...10_000_000) ?? settings.maxPerHour
         return settings
-    }
-
-    private init(fromText: String) {
-        self.from = fromText
     }
 }
