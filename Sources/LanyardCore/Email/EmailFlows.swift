@@ -43,7 +43,8 @@ public struct EmailFlows: Sendable {
         }
         let secret = EmailFlowSecrets.token(dependencies.random)
         let flow = try await open(address: address, intent: intent, origin: .lanyard, secret: secret, caller: caller,
-                                  redirectTo: request.redirectTo, createUser: true, accountID: caller?.userID, client: client)
+                                  redirectTo: request.redirectTo, createUser: true,
+                                  accountID: intent == .signin ? nil : caller?.userID, client: client)
         return EmailFlowStarted(flowID: flow.id, flowSecret: secret, match: flow.match,
                                 expiresIn: Int(dependencies.email.flowTTL), resendAfter: Int(dependencies.email.addressInterval))
     }

@@ -18,10 +18,9 @@ extension LanyardRuntime {
                              appleCodes: appleCodes)
         AuthRoutes(api: api).register(on: router)
         ProviderRoutes(api: api).register(on: router)
-        if dependencies.offersEmail {
-            EmailRoutes(api: api).register(on: router)
-            EmailLinkPageRoutes(api: api).register(on: router)
-        }
+        // Always served: without an SMTP server outside dev mode, email answers UNSUPPORTED_PROVIDER.
+        EmailRoutes(api: api).register(on: router)
+        EmailLinkPageRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         MergeRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)

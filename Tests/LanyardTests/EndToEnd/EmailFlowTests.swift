@@ -253,11 +253,14 @@ import Testing
             let conflict = try await Self.verify(server, taken, code: takenCode, bearer: stranger.accessToken)
             #expect(conflict.status == 409 && conflict.errorCode == "PROVIDER_CONFLICT")
 
-            // The address now signs in to the Apple account: a way back in without Apple.
+            // The address now signs in to the Apple account: a way back in without Apple. A guest who signs in with
+            // it is merged into that account, as with any provider.
             server.clock.advance(by: 61)
+            let otherGuest = try await server.anonymous()
             let back = try Flow(try await Self.start(server, "ada@example.com"))
             let backCode = try #require(try await Self.mail(server, to: "ada@example.com", count: 3)["code"] as? String)
-            #expect(try Session(try await Self.verify(server, back, code: backCode)).userID == apple.userID)
+            let merged = try Session(try await Self.verify(server, back, code: backCode, bearer: otherGuest.accessToken))
+            #expect(merged.userID == apple.userID && merged.mergedFrom == otherGuest.userID)
 
             // Unlinked like any method (the sign-in was just now).
             let unlinked = try await server.delete("/v1/auth/link/email", bearer: apple.accessToken)
@@ -399,6 +402,15 @@ import Testing
             #expect(try await server.get("/v1/users/me", bearer: absorbed.accessToken).status == 401)
             let me = try await server.get("/v1/users/me", bearer: survivor.accessToken)
             #expect(me.json["linked_providers"] as? [String] == ["apple", "email"])
+        }
+    }
+
+    @Test func withoutAnSMTPServerOutsideDevModeEmailIsNotOffered() async throws {
+        try await TestServer.with(.sqlite, configure: { $0.devMode = false }) { server in
+            let refused = try await Self.start(server, "ada@example.com")
+            #expect(refused.status == 400 && refused.errorCode == "UNSUPPORTED_PROVIDER")
+            let offered = try JSONSerialization.jsonObject(with: try await server.get("/v1/providers").body) as? [[String: Any]]
+            #expect(offered?.contains { $0["name"] as? String == "email" } == false)
         }
     }
 }

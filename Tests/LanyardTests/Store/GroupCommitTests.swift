@@ -89,7 +89,9 @@ import LanyardSupport
     @Test(.requiresPostgres) func sharedCommitsAndOrdinaryTransactionsShareEvenASingleConnection() async throws {
         // A transaction that only holds writes takes no connection until its commit, and one that read gives
         // its connection back before it waits for a shared commit: with one connection, nobody waits forever.
-        try await held.withDatabase(.postgres, connections: 1) { (database: any Database) async throws in
+        // A transaction may wait for the one connection as long as the deadlock bound below: a wait is not what
+        // this test is about (a starved machine took over 60 s for one).
+        try await held.withDatabase(.postgres, connections: 1, timeout: .seconds(240)) { (database: any Database) async throws in
             let finished = Mutex<[Int: Result<Void, any Error>]?>(nil)
             // In a task of its own, so that a deadlock fails the test instead of hanging the suite.
             Task {

@@ -12,12 +12,13 @@ import LanyardSupport
         "CREATE TABLE visits (id TEXT PRIMARY KEY, person_id TEXT NOT NULL REFERENCES people (id), at BIGINT)",
     ]
 
-    func withDatabase(_ kind: TestDatabase, connections: Int = 2, _ body: (any Database) async throws -> Void) async throws {
+    func withDatabase(_ kind: TestDatabase, connections: Int = 2, timeout: Duration = .seconds(60),
+                      _ body: (any Database) async throws -> Void) async throws {
         let (url, cleanup) = try await kind.makeFresh()
         guard let location = DatabaseLocation(url: url) else { throw TestSetupError("bad URL \(url)") }
         // Races of many transactions on a connection or two, on a busy machine: waits far past the 2 s a request
         // gets in production are expected here, and not what these tests are about.
-        let database = try await DatabaseFactory.open(location, poolSize: connections, timeout: .seconds(60),
+        let database = try await DatabaseFactory.open(location, poolSize: connections, timeout: timeout,
                                                       logger: Logger(label: "test"))
         for statement in Self.schema {
             _ = try await database.transaction { try await $0.query(statement) }
