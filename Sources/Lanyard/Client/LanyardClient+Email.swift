@@ -66,6 +66,7 @@ public struct EmailFlow: Sendable {
     let client: LanyardClient
     /// What the server answered `start`: the flow's id and secret, the match number, its lifetime.
     public let started: EmailFlowStarted
+    /// What finishing the flow does: sign in (`.signin`), add the address, or re-authenticate.
     public let intent: EmailIntent
 
     /// The number to show on this device.

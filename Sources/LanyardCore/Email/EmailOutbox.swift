@@ -38,6 +38,8 @@ public struct EmailOutbox: Sendable {
     /// Leases the due mails until `leaseEnd`; a mail whose body cannot be opened (the master key changed) fails.
     public func claimDue(leaseFor lease: TimeInterval, limit: Int) async throws -> [Due] {
         let now = dependencies.clock.now()
+        // Most polls find nothing: a read says so without a write transaction.
+        guard try await dependencies.database.read({ try await EmailDeliveryStore($0).hasDue(now: now) }) else { return [] }
         let rows = try await dependencies.database.transaction { connection in
             try await EmailDeliveryStore(connection).claimDue(now: now, leaseEnd: now.addingTimeInterval(lease), limit: limit)
         }

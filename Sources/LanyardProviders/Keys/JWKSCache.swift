@@ -135,7 +135,12 @@ public final class JWKSCache: Sendable {
                 fetched = try await fetcher.fetch(url: url)
             } catch {
                 let failure = KeySetStatus.Failure(at: clock.now(), message: String(describing: error))
-                self.state.withLock { $0.lastError[url] = failure }
+                // The wait before the next attempt counts from the failure, not from when this attempt began: a
+                // fetch that hung until its deadline is not tried again at once by the next request.
+                self.state.withLock {
+                    $0.lastError[url] = failure
+                    $0.lastAttempt[url] = failure.at
+                }
                 throw error
             }
             let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)

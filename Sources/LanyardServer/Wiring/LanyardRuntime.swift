@@ -84,7 +84,9 @@ public struct LanyardRuntime: Sendable {
             outbox: EmailOutbox(dependencies),
             smtp: configuration.email.smtp.map { try SMTPClient(endpoint: $0, caFile: configuration.email.smtpCAFile) },
             settings: configuration.email, wakeUp: mailWakeUp,
-            pollInterval: .milliseconds(Int64(configuration.outboxPollInterval * 1000)), metrics: metrics, logger: logger) : nil
+            // Its own instance's mail wakes it at once; the poll is for retries and other instances' mail.
+            pollInterval: .milliseconds(Int64(max(1, configuration.outboxPollInterval) * 1000)), metrics: metrics,
+            logger: logger) : nil
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, metrics: metrics, apple: apple,
                               appleEmulator: appleEmulator,

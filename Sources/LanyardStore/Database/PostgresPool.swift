@@ -20,8 +20,12 @@ final class PostgresPool: Sendable {
         var size: Int
         /// How long a caller waits for a connection.
         var timeout: Duration
-        /// How long one connection attempt may take.
+        /// How long one connection attempt may take at start-up.
         var connectTimeout: Duration = .seconds(5)
+        /// How long an attempt to replace a closed connection may take: no longer than a request waits, so one
+        /// probe that meets a server still coming up does not hold back the next for long (reference section 8:
+        /// requests succeed again within 5 s of the database's return).
+        var probeTimeout: Duration = .seconds(2)
         /// The shortest time between two attempts to reach a server that refused the last one.
         var retryInterval: Duration = .milliseconds(250)
     }
@@ -45,6 +49,8 @@ final class PostgresPool: Sendable {
 
     private let settings: Settings
     private let configuration: PostgresConnection.Configuration
+    /// The same, with the shorter deadline of an attempt to replace a closed connection.
+    private let probeConfiguration: PostgresConnection.Configuration
     private let logger: Logger
     private let state = Mutex(State())
     private let connectionIDs = Atomic<Int>(0)
@@ -54,9 +60,10 @@ final class PostgresPool: Sendable {
 
     init(configuration: PostgresConnection.Configuration, settings: Settings, logger: Logger) {
         var configuration = configuration
-        configuration.options.connectTimeout = .nanoseconds(Int64(settings.connectTimeout.components.seconds) * 1_000_000_000
-            + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        configuration.options.connectTimeout = Self.timeAmount(settings.connectTimeout)
         self.configuration = configuration
+        configuration.options.connectTimeout = Self.timeAmount(min(settings.probeTimeout, settings.connectTimeout))
+        self.probeConfiguration = configuration
         self.settings = settings
         self.logger = logger
     }
@@ -177,10 +184,15 @@ final class PostgresPool: Sendable {
         try await connect()
     }
 
-    private func connect() async throws -> PostgresConnection {
+    private func connect(probe: Bool = false) async throws -> PostgresConnection {
         let id = connectionIDs.add(1, ordering: .relaxed).newValue
         return try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.next(),
-                                                    configuration: configuration, id: id, logger: logger)
+                                                    configuration: probe ? probeConfiguration : configuration, id: id,
+                                                    logger: logger)
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// How many connections to open now: every missing one while the server answers, one probe while it
@@ -203,7 +215,7 @@ final class PostgresPool: Sendable {
 
     private func replaceConnection() async {
         do {
-            let connection = try await connect()
+            let connection = try await connect(probe: true)
             let recovered = state.withLock { state in
                 defer {
                     state.unreachable = nil

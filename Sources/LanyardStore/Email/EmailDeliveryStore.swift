@@ -54,6 +54,14 @@ public struct EmailDeliveryStore: Sendable {
             """, [.text(flowID), .text(recipient), .optionalText(userID), .text(intent), .blob(sealedBody), .date(date)])
     }
 
+    /// Whether any mail is due at `now`: a read, so an idle mailer's poll takes no write lock.
+    public func hasDue(now: Date) async throws -> Bool {
+        try await connection.first("""
+            SELECT 1 AS due FROM email_deliveries
+            WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1) LIMIT 1
+            """, [.date(now)]) != nil
+    }
+
     public func claimDue(now: Date, leaseEnd: Date, limit: Int) async throws -> [EmailDeliveryRecord] {
         try await connection.query("""
             UPDATE email_deliveries SET locked_until = $2 WHERE id IN (

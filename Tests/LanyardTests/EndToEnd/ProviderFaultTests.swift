@@ -89,16 +89,17 @@ import Testing
         let (hung, took) = try await timedSignIn()
         #expect(hung.errorCode == "PROVIDER_UNAVAILABLE")
         #expect(took < .seconds(20), "a sign-in hung: \(took)")
-        let (again, quickly) = try await timedSignIn()
+        let (again, _) = try await timedSignIn()
         #expect(again.errorCode == "PROVIDER_UNAVAILABLE")
-        // At once, as the server measures it from request to answer: of the two sign-ins, only this one within a
-        // second. The test's own clock also counts this process's threads, which the suite's parallel tests share.
+        // At once: the second sign-in does not wait on the endpoint again (the failed fetch is remembered for 5 s
+        // from its failure). Counted at the endpoint, not timed (a starved machine can delay any answer): once the
+        // first fetch has reached it, one fetch in all served both sign-ins.
+        _ = try await eventually(within: 10) { fake.fetchCount >= 1 }
+        #expect(fake.fetchCount == 1, "the second sign-in fetched the keys again")
         let metrics = try await server.request(.GET, "/metrics").text
         let signIns = #"lanyard_http_request_duration_seconds_bucket{method="POST",route="/v1/auth/signin/{provider}","#
         #expect(MetricsText.value(in: metrics, signIns + #"le="+Inf"}"#) == 2)
         #expect(MetricsText.allAnswered(in: metrics, method: "POST", route: "/v1/auth/signin/{provider}", within: "5.0"))
-        #expect(MetricsText.value(in: metrics, signIns + #"le="1.0"}"#) == 1,
-                "the second took \(quickly) as the test measured it")
 
         fake.set(.serving)
         let back = ContinuousClock.now
