@@ -16,6 +16,7 @@ import unittest
 import httpx
 from aiosmtpd.controller import Controller
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -249,7 +250,10 @@ class ConsoleTests(unittest.TestCase):
         search.send_keys(name)
         self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "tr[data-group-id]")) == 1)
         self.screenshot("08-groups")
-        self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
+        # The search re-renders the list for each pause in typing (a slow machine pauses mid-name): click the row
+        # of the last rendering.
+        WebDriverWait(self.browser, 30, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda browser: browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click() or True)
         title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
         self.assertIn(name, title.text)
         members = self.browser.find_elements(By.CSS_SELECTOR, "#members tr[data-member-id]")
