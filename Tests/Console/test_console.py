@@ -252,8 +252,12 @@ class ConsoleTests(unittest.TestCase):
         self.screenshot("08-groups")
         # The search re-renders the list for each pause in typing (a slow machine pauses mid-name): click the row
         # of the last rendering.
-        WebDriverWait(self.browser, 30, ignored_exceptions=[StaleElementReferenceException]).until(
-            lambda browser: browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click() or True)
+        for attempt in range(20):
+            try:
+                self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
+                break
+            except StaleElementReferenceException:
+                time.sleep(0.25)
         title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
         self.assertIn(name, title.text)
         members = self.browser.find_elements(By.CSS_SELECTOR, "#members tr[data-member-id]")
