@@ -413,4 +413,22 @@ import Testing
             #expect(offered?.contains { $0["name"] as? String == "email" } == false)
         }
     }
+
+    @Test(arguments: TestDatabase.available)
+    func aDisabledAccountCannotSignInByEmailNorBeRecovered(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "banned@example.com"))
+            let account = try Session(try await Self.verify(server, flow, code: try #require(
+                try await Self.mail(server, to: "banned@example.com")["code"] as? String)))
+            let disabled = try await server.request(.PATCH, "/v1/admin/users/\(account.userID)", json: ["disabled": true],
+                                                    bearer: Self.adminKey)
+            #expect(disabled.status == 200)
+            server.clock.advance(by: 61)
+            // The mail still goes (start never says whether an account exists); the code does not sign in.
+            let again = try Flow(try await Self.start(server, "banned@example.com"))
+            let code = try #require(try await Self.mail(server, to: "banned@example.com", count: 2)["code"] as? String)
+            let refused = try await Self.verify(server, again, code: code)
+            #expect(refused.status == 403 && refused.errorCode == "ACCOUNT_DISABLED")
+        }
+    }
 }
