@@ -178,6 +178,10 @@ import Testing
             Self.configure(&$0)
             $0.rateLimits.enabled = true
         }) { server in
+            // Rate-limit windows are aligned to the clock's hours: start just past one, so the story's 700 s stay in
+            // one window whatever the time of day (a run at 05:49 crossed 06:00 and counted afresh).
+            let intoHour = server.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 3600)
+            server.clock.advance(by: 3600 - intoHour + 60)
             let phone = try await server.signIn(.apple, sub: "recent-apple")
             _ = try await server.signIn(.google, sub: "recent-google")
             server.clock.advance(by: 500)
