@@ -141,6 +141,7 @@ public final class JWKSCache: Sendable {
                     $0.lastError[url] = failure
                     $0.lastAttempt[url] = failure.at
                 }
+                logger.warning("provider keys could not be fetched", metadata: ["url": "\(url)", "error": "\(error)"])
                 throw error
             }
             let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)

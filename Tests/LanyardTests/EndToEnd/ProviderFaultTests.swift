@@ -101,14 +101,17 @@ import Testing
         #expect(MetricsText.value(in: metrics, signIns + #"le="+Inf"}"#) == 2)
         #expect(MetricsText.allAnswered(in: metrics, method: "POST", route: "/v1/auth/signin/{provider}", within: "5.0"))
 
+        // Recovery: the next fetch after the remembered failure (5 s) serves. The bound is generous: the fake
+        // endpoint answers from this process, whose threads the suite's other tests share, and an answer it is too
+        // starved to give within the fetch's 2 s is a failed fetch, remembered for 5 s more.
         fake.set(.serving)
         let back = ContinuousClock.now
-        var recovered = false
-        while !recovered, ContinuousClock.now - back < .seconds(15) {
-            recovered = try await timedSignIn().0.status == 200
-            if !recovered { try await Task.sleep(for: .milliseconds(250)) }
+        var last = again
+        while last.status != 200, ContinuousClock.now - back < .seconds(90) {
+            last = try await timedSignIn().0
+            if last.status != 200 { try await Task.sleep(for: .milliseconds(250)) }
         }
-        #expect(recovered, "\(server.logText.suffix(2000))")
+        #expect(last.status == 200, "still \(last.status) \(last.text) after \(fake.fetchCount) fetches; \(server.logText.suffix(2000))")
         await fake.stop()
     }
 }
