@@ -41,6 +41,10 @@ public struct CoreDependencies: Sendable {
     public let offersEmail: Bool
     let emailSecrets: EmailSecrets
     public var mailQueued: @Sendable () -> Void = {}
+    /// Passkeys (reference section 19): the relying party as configured; dev mode adds `localhost`.
+    public let passkeys: PasskeySettings
+    public let devMode: Bool
+    public var offersPasskeys: Bool { passkeys.rpID != nil || devMode }
 
     public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
@@ -67,6 +71,8 @@ public struct CoreDependencies: Sendable {
         self.email = configuration.email
         self.offersEmail = configuration.offersEmail
         self.emailSecrets = EmailSecrets(masterKey: masterKey)
+        self.passkeys = configuration.passkeys
+        self.devMode = configuration.devMode
     }
 }
 

@@ -25,6 +25,8 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let facebook = Provider(known: "facebook")
     /// The email identity (reference section 20): proven by a code or a link in one mail, not an ID token.
     public static let email = Provider(known: "email")
+    /// The passkey identity (reference section 19): a WebAuthn credential, its id the subject; several per account.
+    public static let passkey = Provider(known: "passkey")
 
     public var description: String { rawValue }
 

@@ -57,6 +57,13 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// ```
     public static let email = Provider(rawValue: "email")
 
+    /// A passkey (Face ID, Touch ID, a security key): `client.passkeys`. An account may hold several.
+    ///
+    /// ```swift
+    /// let passkeys = client.linkedProviders.filter { $0.provider == .passkey }.count
+    /// ```
+    public static let passkey = Provider(rawValue: "passkey")
+
     /// A provider by the name the server configures it under.
     ///
     /// ```swift
@@ -119,6 +126,8 @@ public struct OfferedProvider: Sendable, Equatable, Codable {
         public static let oidc = Kind(rawValue: "oidc")
         /// A code or a link in one mail: `client.email` (`/v1/auth/email/*`).
         public static let email = Kind(rawValue: "email")
+        /// WebAuthn: `client.passkeys` (`/v1/auth/passkeys/*`).
+        public static let passkey = Kind(rawValue: "passkey")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)

@@ -20,10 +20,18 @@ public struct Linking: Sendable {
         return try await link(identity, caller: caller, client: client)
     }
 
-    /// Links an identity already proven (an ID token's, an email code's) to the caller's account.
+    /// What a link writes besides the identity, in its transaction (a passkey's key and counter).
+    typealias AlsoWrite = @Sendable (any DatabaseConnection, IdentityRecord) async throws -> Void
+
+    /// Links an identity already proven (an ID token's, an email code's, a passkey's) to the caller's account.
     public func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
+        try await link(identity, caller: caller, client: client, alsoWriting: nil)
+    }
+
+    func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo, alsoWriting: AlsoWrite?) async throws -> LinkResponse {
         do {
-            return try await linkTransaction(provider: identity.provider, identity: identity, caller: caller, client: client)
+            return try await linkTransaction(provider: identity.provider, identity: identity, caller: caller, client: client,
+                                             alsoWriting: alsoWriting)
         } catch StoreError.notNullViolation {
             // The account was merged away or deleted between the read and the write (`IdentityStore.link`).
             throw LanyardError.unauthorized("This account no longer exists")
@@ -35,7 +43,7 @@ public struct Linking: Sendable {
     typealias LinkRead = (user: UserRecord, owned: [IdentityRecord], existing: IdentityRecord?, position: Int64?)
 
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
-                                 client: ClientInfo) async throws -> LinkResponse {
+                                 client: ClientInfo, alsoWriting: AlsoWrite?) async throws -> LinkResponse {
         let dependencies = self.dependencies
         // When the bearer check brought the account and the store read the identity ahead of the transaction,
         // the first attempt decides on those; a retry reads both again inside.
@@ -56,6 +64,7 @@ public struct Linking: Sendable {
             try Self.checkLinkable(provider: provider, named: dependencies.providerTokens.displayName(provider),
                                    existingOwner: existing?.userID, account: user, owned: owned)
             let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
+            try await alsoWriting?(connection, linked.identity)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
             let account = User(user: linked.account, identities: owned + [linked.identity])
@@ -95,12 +104,15 @@ public struct Linking: Sendable {
             // A guest can still bring their data along by signing in with this identity instead.
             throw .identityInUse(displayName, mergeAvailable: account.isAnonymous)
         }
-        if owned.contains(where: { $0.provider == provider.rawValue }) {
+        if provider != .passkey, owned.contains(where: { $0.provider == provider.rawValue }) {
             throw .providerAlreadyLinked(displayName)
         }
     }
 
     public func unlink(provider: Provider, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
+        guard provider != .passkey else {
+            throw LanyardError.invalidRequest(field: "provider", "Passkeys are removed one at a time: DELETE /v1/users/me/passkeys/{id}")
+        }
         try Authenticator(dependencies).requireRecentSignIn(caller)
         let dependencies = self.dependencies
         return try await dependencies.database.transaction { connection in

@@ -48,6 +48,10 @@ public struct SignIn: Sendable {
         let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
             let found = try await lookup.read(on: connection)
             if found?.owner.disabledAt != nil { throw LanyardError.accountDisabled }
+            if found == nil, identity.provider == .passkey {
+                // Removed since it was verified: a passkey signs no one up.
+                throw LanyardError.invalidPasskey("unknown_credential", "No account has this passkey; it may have been removed")
+            }
             let guestAccount = if let guest { try await UserStore(connection).findForUpdate(id: guest.userID) } else { nil as UserRecord? }
             let decision = try SignInDecision.decide(
                 guest: guestAccount.map { .init(id: $0.id, isAnonymous: $0.isAnonymous, mergedInto: $0.mergedInto) },

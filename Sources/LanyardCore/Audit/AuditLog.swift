@@ -43,6 +43,11 @@ public enum AuditEvent: String, Sendable {
     case emailFailed = "email.failed"
     /// An operator sent a recovery flow to the account's email identity (also a webhook).
     case recoverySent = "user.recovery_sent"
+    // Passkeys (reference section 19).
+    /// A passkey's name changed (audit only).
+    case passkeyRenamed = "passkey.renamed"
+    /// A sign-in's signature counter did not increase: the passkey may have been cloned (also a webhook).
+    case passkeyCloneSuspected = "passkey.clone_suspected"
 }
 
 public struct AuditLog: Sendable {

@@ -29,6 +29,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
         case accountMerged = "ACCOUNT_MERGED"
         case invalidCode = "INVALID_CODE"
         case emailNotConfirmed = "EMAIL_NOT_CONFIRMED"
+        case invalidPasskey = "INVALID_PASSKEY"
         case internalError = "INTERNAL_ERROR"
         case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
@@ -36,7 +37,7 @@ public struct LanyardError: Error, Sendable, CustomStringConvertible {
             switch self {
             case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
             case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
-                 .reauthenticationRequired, .accountMerged, .invalidCode: 401
+                 .reauthenticationRequired, .accountMerged, .invalidCode, .invalidPasskey: 401
             case .forbidden, .accountDisabled, .insufficientRole: 403
             case .notFound, .providerNotLinked: 404
             case .providerConflict, .groupLimit, .ownerMustTransfer, .mergeConflict, .emailNotConfirmed: 409
@@ -189,6 +190,11 @@ extension LanyardError {
         }
         return LanyardError(.invalidCode, message, details: ["reason": .string(reason),
                                                              "attempts_left": .number(Double(attemptsLeft))])
+    }
+
+    /// A passkey ceremony was refused (reference section 19); `reason` says which check failed.
+    public static func invalidPasskey(_ reason: String, _ message: String) -> LanyardError {
+        LanyardError(.invalidPasskey, message, details: ["reason": .string(reason)])
     }
 
     /// `complete` before the link in the mail was confirmed.

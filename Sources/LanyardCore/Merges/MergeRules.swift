@@ -1,4 +1,5 @@
 import Foundation
+import LanyardProviders
 import LanyardSupport
 import LanyardWire
 
@@ -14,13 +15,17 @@ enum MergeRules {
     }
 
     /// Providers both accounts hold a different identity of, that `release` does not let go: the merge is refused.
+    /// Passkeys never collide: an account holds any number of them.
     static func collisions(survivor: [String], absorbed: [String], release: Set<String>) -> [String] {
-        Array(Set(survivor).intersection(absorbed).subtracting(release)).sorted()
+        Array(Set(survivor).intersection(absorbed).subtracting(release).subtracting(manyPerAccount)).sorted()
     }
+
+    /// Providers an account may hold more than one identity of.
+    static let manyPerAccount: Set<String> = [LanyardProviders.Provider.passkey.rawValue]
 
     /// Providers of the absorbed account to detach: those in `release` that the survivor also holds.
     static func released(survivor: [String], absorbed: [String], release: Set<String>) -> Set<String> {
-        Set(survivor).intersection(absorbed).intersection(release)
+        Set(survivor).intersection(absorbed).intersection(release).subtracting(manyPerAccount)
     }
 }
 

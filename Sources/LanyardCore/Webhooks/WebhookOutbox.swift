@@ -26,12 +26,12 @@ public struct WebhookOutbox: Sendable {
         case .accountMerged: "account.merged"
         case .accountUnmerged: "account.unmerged"
         case .refreshReuseDetected: "session.reuse_detected"
-        case .emailFailed, .recoverySent: event.rawValue
+        case .emailFailed, .recoverySent, .passkeyCloneSuspected: event.rawValue
         case .groupCreated, .groupUpdated, .groupDeleted, .groupMemberJoined, .groupMemberRemoved,
              .groupMemberRoleChanged, .groupOwnershipTransferred: event.rawValue
         case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated, .groupInviteCreated,
              .groupInviteRevoked, .groupPolicySet, .groupCollectionShared, .groupCollectionUnshared,
-             .groupMemberUpdated: nil
+             .groupMemberUpdated, .passkeyRenamed: nil
         }
     }
 

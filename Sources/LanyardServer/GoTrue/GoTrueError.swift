@@ -62,7 +62,7 @@ struct GoTrueError: Error, Equatable {
         // A token of an account merged into another: Supabase's clients sign out on `session_not_found`.
         case .accountMerged:
             return GoTrueError(status: 403, code: "session_not_found", message: message)
-        case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer, .mergeConflict:
+        case .inviteUnusable, .groupLimit, .insufficientRole, .ownerMustTransfer, .mergeConflict, .invalidPasskey:
             return GoTrueError(status: error.httpStatus, code: error.code.rawValue.lowercased(), message: message)
         // GoTrue's answer to any code it will not accept (wrong, expired, used).
         case .invalidCode: return GoTrueError(status: 403, code: "otp_expired", message: "Token has expired or is invalid")

@@ -40,7 +40,11 @@ struct APIContext: Sendable {
     /// A sign-in method an account may hold: an offered provider's name, or `email` (unlinked even when email is
     /// no longer offered).
     func method(_ context: LanyardRequestContext) throws -> Provider {
-        context.parameters.get("provider") == Provider.email.rawValue ? .email : try provider(context)
+        switch context.parameters.get("provider") {
+        case Provider.email.rawValue: .email
+        case Provider.passkey.rawValue: .passkey
+        default: try provider(context)
+        }
     }
 }
 

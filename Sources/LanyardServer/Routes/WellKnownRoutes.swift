@@ -2,7 +2,8 @@ import Hummingbird
 import LanyardCore
 import LanyardSupport
 
-/// `/.well-known/*`: what a JWT library needs to verify Lanyard's access tokens with nothing but a URL.
+/// `/.well-known/*`: what a JWT library needs to verify Lanyard's access tokens with nothing but a URL, and the
+/// association files that let iOS and Android apps use passkeys bound to Lanyard's domain (reference section 19).
 struct WellKnownRoutes {
     /// How long caches may keep the JWKS; `LANYARD_KEY_PUBLISH_DELAY` should be longer.
     static let jwksMaxAge = 300
@@ -10,6 +11,7 @@ struct WellKnownRoutes {
     let issuer: String
     /// The offered providers' names, each with its sign-in endpoint in the discovery document.
     let providers: [String]
+    let passkeys: PasskeySettings
 
     func register(on router: Router<LanyardRequestContext>) {
         router.get(".well-known/jwks.json") { _, _ in
@@ -17,6 +19,16 @@ struct WellKnownRoutes {
         }
         router.get(".well-known/openid-configuration") { _, _ in
             try JSONResponse.make(OpenIDConfiguration(issuer: issuer, providers: providers), headers: [.cacheControl: "public, max-age=3600"])
+        }
+        // Apple fetches this (through its CDN) for the `webcredentials:` entitlement; no `.json`, no redirect.
+        router.get(".well-known/apple-app-site-association") { _, _ in
+            guard !passkeys.appleAppIDs.isEmpty else { throw LanyardError.notFound("LANYARD_APPLE_APP_IDS names no app") }
+            return try JSONResponse.make(AppleAppSiteAssociation(apps: passkeys.appleAppIDs),
+                                         headers: [.cacheControl: "public, max-age=3600"])
+        }
+        router.get(".well-known/assetlinks.json") { _, _ in
+            guard !passkeys.androidApps.isEmpty else { throw LanyardError.notFound("LANYARD_ANDROID_APPS names no app") }
+            return try JSONResponse.make(passkeys.androidApps.map(AssetLink.init), headers: [.cacheControl: "public, max-age=3600"])
         }
     }
 }
@@ -55,5 +67,33 @@ struct OpenIDConfiguration: Encodable {
         var endpoints = ["anonymous": issuer + "/v1/auth/anonymous"]
         for provider in providers { endpoints[provider] = issuer + "/v1/auth/signin/" + provider }
         signinEndpoints = endpoints
+    }
+}
+
+/// `apple-app-site-association`: the apps that share the domain's passkeys.
+struct AppleAppSiteAssociation: Encodable {
+    struct Apps: Encodable { let apps: [String] }
+    let webcredentials: Apps
+
+    init(apps: [String]) { webcredentials = Apps(apps: apps) }
+}
+
+/// One Digital Asset Links statement: the app may open the domain's links and use its sign-in credentials.
+struct AssetLink: Encodable {
+    struct Target: Encodable {
+        let namespace = "android_app"
+        let packageName: String
+        let sha256CertFingerprints: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case namespace, packageName = "package_name", sha256CertFingerprints = "sha256_cert_fingerprints"
+        }
+    }
+
+    let relation = ["delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds"]
+    let target: Target
+
+    init(_ app: PasskeySettings.AndroidApp) {
+        target = Target(packageName: app.package, sha256CertFingerprints: [app.fingerprint])
     }
 }

@@ -21,6 +21,8 @@ extension LanyardRuntime {
         // Always served: without an SMTP server outside dev mode, email answers UNSUPPORTED_PROVIDER.
         EmailRoutes(api: api).register(on: router)
         EmailLinkPageRoutes(api: api).register(on: router)
+        // Always served: without LANYARD_WEBAUTHN_RP_ID outside dev mode, passkeys answer UNSUPPORTED_PROVIDER.
+        PasskeyRoutes(api: api).register(on: router)
         UserRoutes(api: api).register(on: router)
         MergeRoutes(api: api).register(on: router)
         DataRoutes(api: api).register(on: router)
@@ -30,7 +32,8 @@ extension LanyardRuntime {
         ChangeRoutes(api: api, hub: changeHub, stalls: streamStalls, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer,
-                        providers: dependencies.providerTokens.offered.map(\.rawValue)).register(on: router)
+                        providers: dependencies.providerTokens.offered.map(\.rawValue),
+                        passkeys: configuration.passkeys).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         if let adminKey = configuration.adminKey {
             AdminRoutes(api: api, key: adminKey).register(on: router)

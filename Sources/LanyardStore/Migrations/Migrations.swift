@@ -2,7 +2,8 @@
 ///
 /// The SQL is shared by both databases; `{int}`, `{blob}` and `{id}` stand for the column types that differ,
 /// `{clustered}` for SQLite's `WITHOUT ROWID` (rows stored in their text primary key's order, so an insert
-/// writes one b-tree instead of a table and its key index).
+/// writes one b-tree instead of a table and its key index). A statement that starts `{sqlite}` or `{postgres}`
+/// runs on that database only.
 public enum Migrations {
     public struct Migration: Sendable {
         public let version: Int
@@ -415,18 +416,110 @@ public enum Migrations {
             "CREATE INDEX email_deliveries_due ON email_deliveries (status, next_attempt_at)",
             "CREATE INDEX email_deliveries_recipient ON email_deliveries (recipient, id)",
         ]),
+        // Passkeys (reference section 19): an account may hold several passkey identities, so one identity per
+        // provider per account becomes a partial index that leaves `passkey` out. SQLite cannot drop a table's
+        // constraint, and the connection enforces foreign keys (which a transaction cannot turn off): the table is
+        // rebuilt, and so are the two tables that reference it, whose references the rename moved to the old one
+        // (dropping it then cascades nowhere). Each passkey's key and counter sit beside its identity; challenges
+        // are single-use rows.
+        Migration(version: 14, name: "passkeys", statements: [
+            "{sqlite}ALTER TABLE identities RENAME TO identities_before_passkeys",
+            """
+            {sqlite}CREATE TABLE identities (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                provider TEXT NOT NULL,
+                provider_user_id TEXT NOT NULL,
+                email TEXT,
+                email_verified {int} NOT NULL,
+                is_private_email {int} NOT NULL,
+                linked_at {int} NOT NULL,
+                link_position {int} NOT NULL,
+                last_sign_in_at {int},
+                CONSTRAINT identities_provider_subject_key UNIQUE (provider, provider_user_id)
+            )
+            """,
+            """
+            {sqlite}INSERT INTO identities (id, user_id, provider, provider_user_id, email, email_verified, is_private_email,
+                linked_at, link_position, last_sign_in_at)
+            SELECT id, user_id, provider, provider_user_id, email, email_verified, is_private_email, linked_at,
+                link_position, last_sign_in_at FROM identities_before_passkeys
+            """,
+            "{sqlite}ALTER TABLE apple_tokens RENAME TO apple_tokens_before_passkeys",
+            """
+            {sqlite}CREATE TABLE apple_tokens (
+                identity_id TEXT PRIMARY KEY REFERENCES identities (id) ON DELETE CASCADE,
+                client_id TEXT NOT NULL,
+                sealed_token {blob} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            """
+            {sqlite}INSERT INTO apple_tokens (identity_id, client_id, sealed_token, updated_at)
+            SELECT identity_id, client_id, sealed_token, updated_at FROM apple_tokens_before_passkeys
+            """,
+            "{sqlite}DROP TABLE apple_tokens_before_passkeys",
+            "{sqlite}ALTER TABLE apple_identity_state RENAME TO apple_identity_state_before_passkeys",
+            """
+            {sqlite}CREATE TABLE apple_identity_state (
+                identity_id TEXT PRIMARY KEY REFERENCES identities (id) ON DELETE CASCADE,
+                consent_revoked_at {int},
+                email_forwarding TEXT
+            )
+            """,
+            """
+            {sqlite}INSERT INTO apple_identity_state (identity_id, consent_revoked_at, email_forwarding)
+            SELECT identity_id, consent_revoked_at, email_forwarding FROM apple_identity_state_before_passkeys
+            """,
+            "{sqlite}DROP TABLE apple_identity_state_before_passkeys",
+            "{sqlite}DROP TABLE identities_before_passkeys",
+            "{sqlite}CREATE UNIQUE INDEX identities_user_position ON identities (user_id, link_position)",
+            "{postgres}ALTER TABLE identities DROP CONSTRAINT identities_user_provider_key",
+            "CREATE UNIQUE INDEX identities_user_provider ON identities (user_id, provider) WHERE provider <> 'passkey'",
+            """
+            CREATE TABLE passkeys (
+                identity_id TEXT PRIMARY KEY REFERENCES identities (id) ON DELETE CASCADE,
+                user_handle TEXT NOT NULL,
+                public_key TEXT NOT NULL,
+                algorithm {int} NOT NULL,
+                sign_count {int} NOT NULL,
+                name TEXT NOT NULL,
+                aaguid TEXT NOT NULL,
+                transports TEXT,
+                backup_eligible {int} NOT NULL,
+                backed_up {int} NOT NULL,
+                created_at {int} NOT NULL,
+                last_used_at {int}
+            )
+            """,
+            """
+            CREATE TABLE passkey_challenges (
+                challenge_hash TEXT PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                user_id TEXT,
+                session_id TEXT,
+                user_handle TEXT,
+                expires_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
+        ]),
     ]
 
-    static func render(_ statement: String, for dialect: SQLDialect) -> String {
+    /// The statement as `dialect` runs it; nil when it is marked (`{sqlite}`, `{postgres}`) for the other one.
+    static func render(_ statement: String, for dialect: SQLDialect) -> String? {
+        for (mark, only) in [("{sqlite}", SQLDialect.sqlite), ("{postgres}", .postgres)] where statement.hasPrefix(mark) {
+            return only == dialect ? render(String(statement.dropFirst(mark.count)), for: dialect) : nil
+        }
         switch dialect {
         case .sqlite:
-            statement
+            return statement
                 .replacingOccurrences(of: "{int}", with: "INTEGER")
                 .replacingOccurrences(of: "{blob}", with: "BLOB")
                 .replacingOccurrences(of: "{id}", with: "INTEGER PRIMARY KEY AUTOINCREMENT")
                 .replacingOccurrences(of: "{clustered}", with: " WITHOUT ROWID")
         case .postgres:
-            statement
+            return statement
                 .replacingOccurrences(of: "{int}", with: "BIGINT")
                 .replacingOccurrences(of: "{blob}", with: "BYTEA")
                 .replacingOccurrences(of: "{id}", with: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")

@@ -12,9 +12,10 @@ public struct Migrator: Sendable {
         self.logger = logger
     }
 
+    /// - Parameter version: the last version to apply (tests of a migration start from the one before); all by default.
     /// - Returns: the versions applied by this call.
     @discardableResult
-    public func migrate(now: Date = Date()) async throws -> [Int] {
+    public func migrate(now: Date = Date(), through version: Int = .max) async throws -> [Int] {
         let logger = self.logger
         return try await database.transaction { connection in
             if connection.dialect == .postgres {
@@ -27,13 +28,14 @@ public struct Migrator: Sendable {
                     name TEXT NOT NULL,
                     applied_at {int} NOT NULL
                 )
-                """, for: connection.dialect))
+                """, for: connection.dialect)!)
             let applied = Set(try await connection.query("SELECT version FROM schema_migrations")
                 .map { try $0.integer("version") })
             var newlyApplied: [Int] = []
-            for migration in Migrations.all where !applied.contains(Int64(migration.version)) {
+            for migration in Migrations.all where !applied.contains(Int64(migration.version)) && migration.version <= version {
                 for statement in migration.statements {
-                    try await connection.query(Migrations.render(statement, for: connection.dialect))
+                    guard let rendered = Migrations.render(statement, for: connection.dialect) else { continue }
+                    try await connection.query(rendered)
                 }
                 try await connection.query(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",

@@ -29,6 +29,7 @@ public struct LanyardConfiguration: Sendable {
     public var oidcProviders: [OIDCProviderConfiguration] = []
     /// Email codes and links (reference section 20).
     public var email = EmailSettings()
+    public var passkeys = PasskeySettings()
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
@@ -202,6 +203,7 @@ public struct LanyardConfiguration: Sendable {
                                      problem: "is required for \(unusable.name) (the audiences its tokens are accepted for)")
         }
         config.email = try EmailSettings.read(reader, devMode: config.devMode)
+        config.passkeys = try PasskeySettings.read(reader)
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
         config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
