@@ -3,7 +3,7 @@ import LanyardStore
 import LanyardSupport
 
 /// Writes audit rows inside the caller's transaction, so a change and its record commit together.
-public enum AuditEvent: String, Sendable {
+public enum AuditEvent: String, Sendable, CaseIterable {
     case signIn = "sign_in"
     case userCreated = "user.created"
     case userDeleted = "user.deleted"
@@ -48,6 +48,11 @@ public enum AuditEvent: String, Sendable {
     case passkeyRenamed = "passkey.renamed"
     /// A sign-in's signature counter did not increase: the passkey may have been cloned (also a webhook).
     case passkeyCloneSuspected = "passkey.clone_suspected"
+}
+
+extension AuditEvent {
+    /// The webhook types Lanyard sends (reference section 7): the audit events that are also webhooks.
+    public static var webhookTypes: Set<String> { Set(allCases.compactMap(WebhookOutbox.type(of:))) }
 }
 
 public struct AuditLog: Sendable {

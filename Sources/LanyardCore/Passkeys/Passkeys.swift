@@ -222,7 +222,7 @@ public struct Passkeys: Sendable {
         let dependencies = self.dependencies
         return try await dependencies.database.transaction { connection in
             guard let (_, owned) = try await UserStore(connection).findWithIdentitiesForUpdate(id: userID) else {
-                throw LanyardError.unauthorized("This account no longer exists")
+                throw caller == nil ? LanyardError.notFound("No such user") : LanyardError.unauthorized("This account no longer exists")
             }
             guard owned.contains(where: { $0.id == id && $0.provider == LanyardProviders.Provider.passkey.rawValue }) else {
                 throw LanyardError.notFound("This account has no passkey \(id)")

@@ -17,6 +17,8 @@ struct AdminRoutes {
         group.delete("users/:id", use: deleteUser)
         group.post("users/:id/signout", use: signOut)
         group.post("users/:id/recovery", use: sendRecovery)
+        group.get("users/:id/passkeys", use: passkeys)
+        group.delete("users/:id/passkeys/:pid", use: removePasskey)
         group.get("email/deliveries", use: emailDeliveries)
         group.delete("users/:id/sessions/:session", use: revokeSession)
         group.get("groups", use: groups)
@@ -71,6 +73,18 @@ struct AdminRoutes {
         let flowID = try await EmailFlows(api.dependencies).sendRecovery(
             userID: context.identifier("id"), actor: "admin", client: api.client(request, context))
         return try JSONResponse.make(["flow_id": flowID], status: .accepted)
+    }
+
+    /// A user's passkeys (reference section 19).
+    @Sendable func passkeys(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        try JSONResponse.make(PasskeyList(passkeys: try await Passkeys(api.dependencies).list(userID: context.identifier("id"))))
+    }
+
+    /// An operator removes a passkey (a lost phone): no recent sign-in, never the account's last way in, audited.
+    @Sendable func removePasskey(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        JSONResponse.make(try await Passkeys(api.dependencies).remove(
+            id: context.identifier("pid"), userID: context.identifier("id"), caller: nil, actor: "admin",
+            client: api.client(request, context)))
     }
 
     @Sendable func emailDeliveries(_ request: Request, context: LanyardRequestContext) async throws -> Response {

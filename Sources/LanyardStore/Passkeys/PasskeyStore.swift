@@ -95,7 +95,7 @@ public struct PasskeyStore: Sendable {
 
     /// An account's passkeys, oldest first.
     public func list(userID: String) async throws -> [PasskeyRecord] {
-        try await connection.query(Self.select + " WHERE i.user_id = $1 ORDER BY p.created_at, p.identity_id",
+        try await connection.query(Self.select + " WHERE i.user_id = $1 ORDER BY p.created_at, i.link_position",
                                    [.text(userID)]).map(PasskeyRecord.init(row:))
     }
 

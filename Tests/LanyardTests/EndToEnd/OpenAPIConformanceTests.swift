@@ -1,5 +1,6 @@
 import Foundation
 import LanyardSupport
+import LanyardWire
 import NIOHTTP1
 import Synchronization
 import Testing
@@ -71,6 +72,7 @@ import Testing
             try await Self.administration(client)
             try await Self.goTrue(client)
             try await Self.email(client)
+            try await Self.passkeys(client)
 
             #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
             let documented = log.spec.operations.filter { !$0.contains(" /_emulator") }
@@ -335,6 +337,37 @@ import Testing
         try await client.send(.DELETE, "/auth/v1/user/identities/nothing", bearer: linkedToken)
         try await client.send(.POST, "/auth/v1/token?grant_type=refresh_token", ["refresh_token": refreshToken])
         #expect(try await client.send(.POST, "/auth/v1/logout", bearer: linkedToken).status == 204)
+    }
+
+    /// Passkeys (reference section 19): both ceremonies, refusals, the account's list, an operator's view.
+    static func passkeys(_ client: CheckedClient) async throws {
+        let server = client.server
+        let key = AdminTests.key
+        let authenticator = PasskeyTests.authenticator(server)
+        let ada = try await server.signIn(.google, sub: "passkey-story")
+        let options = try await client.send(.POST, "/v1/auth/passkeys/register/options", bearer: ada.accessToken)
+        let creation = try JSONDecoder().decode(PublicKeyCredentialCreationOptionsJSON.self, from: options.body)
+        try await client.send(.POST, "/v1/auth/passkeys/register/options")
+        let registered = try await client.send(.POST, "/v1/auth/passkeys/register",
+                                               ["credential": try PasskeyTests.json(try authenticator.create(creation)), "name": "Phone"],
+                                               bearer: ada.accessToken)
+        #expect(registered.status == 201)
+        try await client.send(.POST, "/v1/auth/passkeys/register", ["credential": "x"], bearer: ada.accessToken)
+        let request = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self,
+                                               from: try await client.send(.POST, "/v1/auth/passkeys/signin/options").body)
+        let signedIn = try await client.send(.POST, "/v1/auth/passkeys/signin", ["credential": try PasskeyTests.json(try authenticator.get(request))])
+        #expect(signedIn.status == 200)
+        let refused = try await client.send(.POST, "/v1/auth/passkeys/signin", ["credential": try PasskeyTests.json(try authenticator.get(request))])
+        #expect(refused.errorReason == "challenge")
+        let listed = try await client.send(.GET, "/v1/users/me/passkeys", bearer: ada.accessToken)
+        let id = try #require((listed.json["passkeys"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try await client.send(.PATCH, "/v1/users/me/passkeys/\(id)", ["name": "Work"], bearer: ada.accessToken).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/users/\(ada.userID)/passkeys", bearer: key).status == 200)
+        #expect(try await client.send(.DELETE, "/v1/admin/users/\(ada.userID)/passkeys/unknown", bearer: key).status == 404)
+        #expect(try await client.send(.DELETE, "/v1/users/me/passkeys/\(id)", bearer: ada.accessToken).status == 200)
+        #expect(try await client.send(.DELETE, "/v1/users/me/passkeys/\(id)", bearer: ada.accessToken).status == 404)
+        #expect(try await client.send(.GET, "/.well-known/apple-app-site-association").status == 404)
+        #expect(try await client.send(.GET, "/.well-known/assetlinks.json").status == 404)
     }
 
     /// The email identity (reference section 18): its flow, the link's page, recovery, the deliveries, GoTrue's codes.

@@ -1,4 +1,5 @@
 import Foundation
+import LanyardCore
 import Testing
 
 /// The served OpenAPI document is what teams generate their Android (or other) clients from.
@@ -22,11 +23,8 @@ import Testing
             }
             // The webhooks Lanyard sends are operations too (OpenAPI 3.1 `webhooks`).
             let webhooks = try #require(document["webhooks"] as? [String: [String: Any]])
-            #expect(Set(webhooks.keys) == ["user.created", "user.updated", "user.deleted", "identity.linked",
-                                           "identity.unlinked", "account.merged", "session.reuse_detected",
-                                           "group.created", "group.updated", "group.deleted", "group.member_joined",
-                                           "group.member_removed", "group.member_role_changed",
-                                           "group.ownership_transferred", "account.unmerged"])
+            #expect(Set(webhooks.keys) == AuditEvent.webhookTypes)
+            #expect(AuditEvent.webhookTypes.isSuperset(of: ["user.created", "identity.linked", "account.merged", "passkey.clone_suspected"]))
             for (name, item) in webhooks {
                 let operation = try #require(item["post"] as? [String: Any], "\(name)")
                 operationIDs.append(operation["operationId"] as? String ?? "")

@@ -109,6 +109,11 @@ import LanyardSupport
                 ("/e/{token}", "get"), ("/e/{token}", "post"), ("/_emulator/mail", "get"),
                 ("/v1/admin/users/{id}/recovery", "post"), ("/v1/admin/email/deliveries", "get"),
                 ("/auth/v1/otp", "post"), ("/auth/v1/verify", "post"),
+                ("/v1/auth/passkeys/register/options", "post"), ("/v1/auth/passkeys/register", "post"),
+                ("/v1/auth/passkeys/signin/options", "post"), ("/v1/auth/passkeys/signin", "post"),
+                ("/v1/users/me/passkeys", "get"), ("/v1/users/me/passkeys/{id}", "patch"), ("/v1/users/me/passkeys/{id}", "delete"),
+                ("/.well-known/apple-app-site-association", "get"), ("/.well-known/assetlinks.json", "get"),
+                ("/v1/admin/users/{id}/passkeys", "get"), ("/v1/admin/users/{id}/passkeys/{passkey_id}", "delete"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")
