@@ -84,6 +84,9 @@ public enum LanyardError: Error, Sendable, Equatable {
     case invalidCode(reason: String, attemptsLeft: Int)
     /// `EMAIL_NOT_CONFIRMED`: the link in the mail was not confirmed within the wait.
     case emailNotConfirmed
+    /// `INVALID_PASSKEY`: the server refused a passkey ceremony; `reason` names the check (`challenge`, `origin`,
+    /// `rp_id`, `user_verification`, `signature`, `counter`, `unknown_credential`, `malformed`…).
+    case invalidPasskey(reason: String)
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -183,6 +186,13 @@ extension LanyardError: LocalizedError {
             default: "That code can't be used any more. Ask for a new one."
             }
         case .emailNotConfirmed: "Open the link in the mail we sent, then come back."
+        case .invalidPasskey(let reason):
+            switch reason {
+            case "unknown_credential": "This passkey is no longer on any account. Sign in another way."
+            case "challenge": "That took too long. Try again."
+            case "counter": "This passkey looks copied. Sign in another way and remove it."
+            default: "That passkey couldn't be used. Try again."
+            }
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."
@@ -231,6 +241,7 @@ extension LanyardError {
         case "ACCOUNT_MERGED": return .accountMerged(into: User.ID(error.details?.mergedInto ?? ""))
         case "INVALID_CODE": return .invalidCode(reason: error.details?.reason ?? "", attemptsLeft: error.details?.attemptsLeft ?? 0)
         case "EMAIL_NOT_CONFIRMED": return .emailNotConfirmed
+        case "INVALID_PASSKEY": return .invalidPasskey(reason: error.details?.reason ?? "")
         default: return .server(status: status, code: error.code, message: error.message)
         }
     }
