@@ -48,12 +48,14 @@ struct EmulatorRoutes {
             guard !body.sub.isEmpty else { throw LanyardError.invalidRequest(field: "sub", "sub must not be empty") }
             return try JSONResponse.make(["id_token": try minter.mint(provider, body)])
         }
-        router.get("_emulator") { _, _ in
-            guard let url = Bundle.module.url(forResource: "emulator", withExtension: "html"),
-                  let data = FileManager.default.contents(atPath: url.path) else {
-                throw HTTPError(.notFound)
+        for (path, page) in [("_emulator", "emulator"), ("_emulator/passkeys", "passkeys")] {
+            router.get(RouterPath(stringLiteral: path)) { _, _ in
+                guard let url = Bundle.module.url(forResource: page, withExtension: "html"),
+                      let data = FileManager.default.contents(atPath: url.path) else {
+                    throw HTTPError(.notFound)
+                }
+                return JSONResponse.raw(data, contentType: "text/html; charset=utf-8")
             }
-            return JSONResponse.raw(data, contentType: "text/html; charset=utf-8")
         }
     }
 }
