@@ -16,9 +16,10 @@ import unittest
 import httpx
 from aiosmtpd.controller import Controller
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -256,7 +257,7 @@ class ConsoleTests(unittest.TestCase):
             try:
                 self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
                 break
-            except StaleElementReferenceException:
+            except (StaleElementReferenceException, NoSuchElementException):
                 time.sleep(0.25)
         title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
         self.assertIn(name, title.text)
@@ -303,6 +304,44 @@ class ConsoleTests(unittest.TestCase):
         self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#merges"), "Reverted"))
         # The absorbed account is back: its Google sign-in reaches it again.
         self.assertEqual(sign_in("google", google_sub).json()["user"]["id"], absorbed["user"]["id"])
+
+    def test_an_operator_sees_a_users_passkeys_and_removes_one(self):
+        base = SERVER["base"]
+        # Two passkeys made in this browser (its virtual authenticator) on the dev page, opened as localhost.
+        self.browser.get(base.replace("127.0.0.1", "localhost") + "/_emulator/passkeys")
+        authenticator = VirtualAuthenticatorOptions()
+        authenticator.protocol, authenticator.transport = Protocol.CTAP2, Transport.INTERNAL
+        authenticator.has_resident_key = authenticator.has_user_verification = authenticator.is_user_verified = True
+        # One per authenticator: a second registration on the same one is refused by the browser itself (the
+        # options exclude the passkey it already holds), so each passkey comes from a fresh virtual authenticator.
+        for _ in range(2):
+            self.browser.add_virtual_authenticator(authenticator)
+            try:
+                self.browser.execute_script("document.getElementById('result').textContent = 'running'")
+                self.browser.find_element(By.ID, "register").click()
+                self.wait.until(lambda b: b.find_element(By.ID, "result").text != "running")
+                self.assertIn('"status": 201', self.browser.find_element(By.ID, "result").text)
+            finally:
+                self.browser.remove_virtual_authenticator()
+        user_id = self.browser.execute_script("return window.lanyard.session.user.id")
+
+        self.browser.get(f"{base}/admin#/")
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        self.browser.get(f"{base}/admin#/users/{user_id}")
+        rows = self.wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#passkeys tr[data-passkey-id]"))
+        self.assertEqual(len(rows), 2)
+        self.assertIn("This browser", rows[0].text)
+        self.assertIn("This device only", rows[0].text)
+        self.screenshot("13-passkeys")
+        rows[0].find_element(By.CSS_SELECTOR, "button.remove-passkey").click()
+        self.confirm()
+        self.wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#passkeys tr[data-passkey-id]")) == 1)
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, ".timeline"), "identity.unlinked"))
+        self.assertIn("actor: admin", self.browser.find_element(By.CSS_SELECTOR, ".timeline").text)
+        # The last one is the account's only way in: it cannot be removed.
+        remaining = self.browser.find_element(By.CSS_SELECTOR, "#passkeys button.remove-passkey")
+        self.assertFalse(remaining.is_enabled())
 
     def test_email_deliveries_show_sent_retrying_and_failed_and_an_operator_sends_a_recovery_code(self):
         base = SERVER["base"]

@@ -198,6 +198,15 @@ async function userView(id) {
   } catch (error) {
     merges = [];
   }
+  const hasPasskeys = identities.some((identity) => identity.provider === "passkey");
+  let passkeys = [];
+  if (hasPasskeys) {
+    try {
+      passkeys = (await api("GET", `/v1/admin/users/${encodeURIComponent(id)}/passkeys`)).passkeys;
+    } catch (error) {
+      passkeys = [];
+    }
+  }
   const actionError = h("div", { id: "action-error" });
   const run = async (title, text, action, request) => {
     if (!(await confirmDialog(title, text, action))) return;
@@ -249,6 +258,13 @@ async function userView(id) {
       if (await run("Revoke this session?", "That device is signed out at once.", "Revoke",
         () => api("DELETE", `/v1/admin/users/${encodeURIComponent(id)}/sessions/${encodeURIComponent(session.id)}`))) userView(id);
     } }, "Revoke"))));
+  const passkeyRows = passkeys.map((passkey) => h("tr", { "data-passkey-id": passkey.id },
+    h("td", {}, passkey.name), h("td", {}, when(passkey.created_at)), h("td", {}, ago(passkey.last_used_at)),
+    h("td", {}, passkey.backed_up ? "Synced" : h("span", { class: "muted" }, "This device only")),
+    h("td", {}, h("button", { type: "button", class: "small remove-passkey", disabled: identities.length === 1, onclick: async () => {
+      if (await run("Remove this passkey?", "It no longer signs in (a lost or stolen device). This is audited, and your app's backend hears identity.unlinked.",
+        "Remove", () => api("DELETE", `/v1/admin/users/${encodeURIComponent(id)}/passkeys/${encodeURIComponent(passkey.id)}`))) userView(id);
+    } }, "Remove"))));
   const mergeRows = merges.map((merge) => {
     const absorbed = merge.from === user.id;
     const other = absorbed ? merge.into : merge.from;
@@ -280,6 +296,9 @@ async function userView(id) {
     h("div", { class: "card" }, h("h2", {}, "Sign-in methods"),
       identityRows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Provider", "Subject", "Email", "Linked", "Last sign-in"].map((t) => h("th", {}, t)))),
         h("tbody", {}, identityRows)) : empty("No sign-in methods", "A guest: the account has no identity yet.")),
+    passkeyRows.length ? h("div", { class: "card" }, h("h2", {}, "Passkeys"),
+      h("table", { id: "passkeys" }, h("thead", {}, h("tr", {}, ["Name", "Created", "Last used", "Backed up", ""].map((t) => h("th", {}, t)))),
+        h("tbody", {}, passkeyRows))) : null,
     h("div", { class: "card" }, h("h2", {}, "Active sessions"),
       sessionRows.length ? h("table", { id: "sessions" }, h("thead", {}, h("tr", {}, ["Method", "IP", "Device", "Signed in", "Last refreshed", ""].map((t) => h("th", {}, t)))),
         h("tbody", {}, sessionRows)) : empty("No active sessions", "The person is signed out everywhere.")),
