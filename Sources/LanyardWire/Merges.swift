@@ -154,6 +154,8 @@ public struct MergeBody: Sendable, Codable, Equatable {
         public var flowID: String?
         public var flowSecret: String?
         public var code: String?
+        /// For `provider: "passkey"`: an assertion of the other account's passkey, for `signin/options`.
+        public var credential: AuthenticationResponseJSON?
 
         /// A proof by ID token.
         public init(provider: String, idToken: String) { (self.provider, self.idToken) = (provider, idToken) }
@@ -168,8 +170,18 @@ public struct MergeBody: Sendable, Codable, Equatable {
             (flowID, flowSecret, self.code) = (emailFlow.flowID, emailFlow.flowSecret, code)
         }
 
+        /// A proof by one of the other account's passkeys (single use: a dry run spends it too).
+        ///
+        /// ```swift
+        /// let proof = MergeBody.Proof(passkey: try await authenticator.get(try await client.passkeys.signInOptions()))
+        /// ```
+        public init(passkey assertion: AuthenticationResponseJSON) {
+            provider = "passkey"
+            credential = assertion
+        }
+
         enum CodingKeys: String, CodingKey {
-            case provider, code, idToken = "id_token", flowID = "flow_id", flowSecret = "flow_secret"
+            case provider, code, credential, idToken = "id_token", flowID = "flow_id", flowSecret = "flow_secret"
         }
     }
 

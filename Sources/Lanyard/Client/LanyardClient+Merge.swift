@@ -46,6 +46,21 @@ extension LanyardClient {
                                   release: release.map(\.rawValue), dryRun: dryRun))
     }
 
+    /// Merges the account one of the person's passkeys signs in to, proven by an assertion the authenticator makes
+    /// now (single use: a dry run spends it too).
+    ///
+    /// ```swift
+    /// let result = try await client.merge(provingPasskeyWith: authenticator, keep: .current)
+    /// ```
+    @discardableResult
+    public func merge(provingPasskeyWith authenticator: some PasskeyAuthenticator, keep: MergeKeep = .current,
+                      onConflict: MergeConflictRule = .newer, release: [Provider] = [],
+                      dryRun: Bool = false) async throws -> MergeResult {
+        let assertion = try await authenticator.get(try await passkeys.signInOptions())
+        return try await merge(MergeBody(proof: .init(passkey: assertion), keep: keep, onConflict: onConflict,
+                                         release: release.map(\.rawValue), dryRun: dryRun))
+    }
+
     private func merge(_ body: MergeBody) async throws -> MergeResult {
         let request = try APIRequest("POST", "v1/users/me/merge", json: body,
                                      headers: ["Idempotency-Key": UUID().uuidString])

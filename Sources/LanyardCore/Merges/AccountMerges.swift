@@ -29,6 +29,8 @@ public struct AccountMerges: Sendable {
         public var idempotencyKey: String?
         /// For `provider: "email"`: the code of an email flow this device started, instead of an ID token.
         public var emailProof: EmailProof?
+        /// For `provider: "passkey"`: an assertion of the other account's passkey.
+        public var passkeyProof: AuthenticationResponseJSON?
 
         public init(provider: String, idToken: String, keep: MergeKeep = .current, onConflict: MergeConflictRule = .newer,
                     release: [String] = [], dryRun: Bool = false, idempotencyKey: String? = nil) {
@@ -38,7 +40,9 @@ public struct AccountMerges: Sendable {
 
         /// The body, hashed: what an `Idempotency-Key` sent again must come with.
         var hash: String {
-            Hashing.sha256Hex([provider, idToken, emailProof.map { "\($0.flowID):\($0.code)" } ?? "", keep.rawValue, onConflict.rawValue,
+            Hashing.sha256Hex([provider, idToken, emailProof.map { "\($0.flowID):\($0.code)" } ?? "",
+                               passkeyProof.map { "\($0.id):\($0.response.clientDataJSON):\($0.response.signature)" } ?? "",
+                               keep.rawValue, onConflict.rawValue,
                                release.map { $0.lowercased() }.sorted().joined(separator: ","), String(dryRun)]
                 .joined(separator: "\n"))
         }
@@ -55,7 +59,7 @@ public struct AccountMerges: Sendable {
     public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeResult {
         let keys = MergeRequestKeys(requestedBy: caller.userID, sessionID: caller.sessionID,
                                     idempotencyKey: request.idempotencyKey,
-                                    proofKey: Hashing.sha256Hex("merge-proof:" + (request.emailProof.map { "email:" + $0.flowID } ?? request.idToken)),
+                                    proofKey: Hashing.sha256Hex("merge-proof:" + Self.proofText(request)),
                                     requestHash: request.hash)
         if !request.dryRun, let earlier = try await answerAgainIfAsked(keys, request: request, caller: caller, client: client) {
             return earlier
@@ -71,16 +75,30 @@ public struct AccountMerges: Sendable {
         }
     }
 
+    /// What makes a proof this one: the email flow, the passkey's signed client data (its challenge), or the token.
+    private static func proofText(_ request: Request) -> String {
+        if let email = request.emailProof { return "email:" + email.flowID }
+        if let passkey = request.passkeyProof { return "passkey:" + passkey.response.clientDataJSON }
+        return request.idToken
+    }
+
     /// The other account's identity: an ID token carrying one of this session's open challenge nonces (a token
     /// without it, or with another, is `nonce_mismatch`), or an email flow's code (single-use, bound to the device's
     /// flow secret).
-    private func prove(_ request: Request, provider: LanyardProviders.Provider, caller: Caller,
+    private func prove(_ request: Request, provider: LanyardProviders.Provider, caller: Caller, client: ClientInfo,
                        at now: Date) async throws -> (VerifiedIdentity, ProofSpending) {
         if provider == .email {
             guard let emailProof = request.emailProof else {
                 throw LanyardError.invalidRequest(field: "proof.code", "An email proof is {\"provider\": \"email\", \"flow_id\", \"flow_secret\", \"code\"}")
             }
             return (try await EmailFlows(dependencies).prove(emailProof), .emailFlow(emailProof.flowID))
+        }
+        if provider == .passkey {
+            guard let assertion = request.passkeyProof else {
+                throw LanyardError.invalidRequest(field: "proof.credential", "A passkey proof is {\"provider\": \"passkey\", \"credential\": {…}}")
+            }
+            // The ceremony takes its challenge as it checks it: nothing is left to spend in the merge's transaction.
+            return (try await Passkeys(dependencies).prove(assertion, client: client), .nothing)
         }
         let open = try await dependencies.database.read { connection in
             try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
@@ -96,6 +114,8 @@ public struct AccountMerges: Sendable {
     enum ProofSpending: Sendable {
         case challenge(String)
         case emailFlow(String)
+        /// A passkey's challenge, taken when the assertion was checked.
+        case nothing
 
         func spend(on connection: any DatabaseConnection, at now: Date) async throws {
             switch self {
@@ -108,6 +128,8 @@ public struct AccountMerges: Sendable {
                 guard try await EmailFlowStore(connection).markUsed(id: id, at: now, maxWrongCodes: EmailFlowRules.maxWrongCodes) else {
                     throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0)
                 }
+            case .nothing:
+                break
             }
         }
     }
@@ -117,6 +139,7 @@ public struct AccountMerges: Sendable {
         switch error.details["reason"]?.stringValue {
         case "nonce_mismatch", "same_account", "already_merged", "session_ended": true
         case "used": error.code == .invalidCode
+        case "challenge": error.code == .invalidPasskey
         default: error.code == .accountMerged
         }
     }
@@ -132,7 +155,7 @@ public struct AccountMerges: Sendable {
             throw LanyardError.unsupportedProvider(request.provider)
         }
         let now = dependencies.clock.now()
-        let (proof, spend) = try await prove(request, provider: provider, caller: caller, at: now)
+        let (proof, spend) = try await prove(request, provider: provider, caller: caller, client: client, at: now)
         let other = try await dependencies.database.read { connection in
             try await IdentityStore(connection).findWithOwner(provider: provider.rawValue, providerUserID: proof.subject)
         }

@@ -29,6 +29,7 @@ struct MergeRoutes {
         if let flowID = wire.proof.flowID, let secret = wire.proof.flowSecret, let code = wire.proof.code {
             body.emailProof = EmailProof(flowID: flowID, flowSecret: secret, code: code)
         }
+        body.passkeyProof = wire.proof.credential
         if let key = request.headers[.idempotencyKey] {
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 throw LanyardError.invalidRequest(field: "Idempotency-Key", "Idempotency-Key must be 1 to 255 characters")

@@ -60,6 +60,12 @@ extension MergeBody: RequestBody {
             }
             wireProof = Proof(emailFlow: EmailFlowStarted(flowID: parts[0], flowSecret: parts[1], match: 0, expiresIn: 0,
                                                           resendAfter: 0), code: parts[2])
+        } else if provider == "passkey" {
+            // An assertion of the other account's passkey: `{"provider": "passkey", "credential": {…}}`.
+            guard case .object(let credential)? = proof["credential"] else {
+                throw LanyardError.invalidRequest(field: "proof.credential", "proof.credential is required for a passkey proof")
+            }
+            wireProof = Proof(passkey: try AuthenticationResponseJSON(BodyFields(credential)))
         } else {
             guard let token = proof["id_token"]?.stringValue, !token.isEmpty, !token.containsNUL else {
                 throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")

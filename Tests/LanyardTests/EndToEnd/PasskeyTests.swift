@@ -251,6 +251,36 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.available)
+    func aPasskeyProvesTheOtherAccountOfAMergeAndBothAccountsPasskeysEndOnTheSurvivor(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "ada")
+            let work = try await server.signIn(.google, sub: "ada-at-work")
+            let (phone, laptop) = (Self.authenticator(server), Self.authenticator(server))
+            #expect(try await Self.addPasskey(server, phone, bearer: ada.accessToken).status == 201)
+            #expect(try await Self.addPasskey(server, laptop, bearer: work.accessToken).status == 201)
+
+            let proof = try Self.json(try laptop.get(try await Self.signInOptions(server)))
+            let body: [String: Any] = ["proof": ["provider": "passkey", "credential": proof]]
+            let merged = try await server.post("/v1/users/me/merge", body, bearer: ada.accessToken)
+            #expect(merged.status == 200, "\(merged.text)")
+            // Both passkeys are Ada's now (no collision: an account holds several), and each signs in to her.
+            #expect(try await Self.passkeys(server, ada.accessToken).count == 2)
+            for authenticator in [phone, laptop] {
+                #expect(try Session(try await Self.signIn(server, try authenticator.get(try await Self.signInOptions(server)))).userID == ada.userID)
+            }
+            // The same request again (its answer lost) answers the same merge; anyone else's use of the proof is a
+            // replay of a spent challenge. A proof without a credential is a clear 400.
+            let again = try await server.post("/v1/users/me/merge", body, bearer: ada.accessToken)
+            #expect(again.status == 200 && again.json["merge_id"] as? String == merged.json["merge_id"] as? String, "\(again.text)")
+            let eve = try await server.signIn(.google, sub: "eve")
+            let replayed = try await server.post("/v1/users/me/merge", body, bearer: eve.accessToken)
+            #expect(replayed.status == 401 && replayed.errorReason == "challenge", "\(replayed.text)")
+            let empty = try await server.post("/v1/users/me/merge", ["proof": ["provider": "passkey"]], bearer: ada.accessToken)
+            #expect(empty.status == 400 && empty.errorDetails["field"] as? String == "proof.credential")
+        }
+    }
+
     @Test func withoutARelyingPartyOutsideDevModePasskeysAreNotOfferedAndTheAssociationFilesFollowConfiguration() async throws {
         try await TestServer.with(.sqlite, configure: { $0.devMode = false }) { server in
             let answer = try await server.post("/v1/auth/passkeys/signin/options")
