@@ -281,6 +281,59 @@ import Testing
         }
     }
 
+    /// App backends hear of passkeys: added and removed (`identity.linked` / `identity.unlinked`, provider
+    /// `passkey`) and a counter that went backwards (`passkey.clone_suspected`), at a real HTTP receiver.
+    @Test func webhooksTellTheAppsBackendOfPasskeysAndOfASuspectedClone() async throws {
+        let receiver = try await WebhookReceiver()
+        try await TestServer.with(.sqlite, configure: WebhookTests.configure(receiver)) { server in
+            let ada = try await server.signIn(.apple, sub: "ada")
+            let key = Self.authenticator(server)
+            #expect(try await Self.addPasskey(server, key, bearer: ada.accessToken).status == 201)
+            #expect(try await Self.signIn(server, try key.get(try await Self.signInOptions(server))).status == 200)
+            #expect(try await Self.signIn(server, try key.get(try await Self.signInOptions(server), fault: .counterNotIncreasing))
+                .errorReason == "counter")
+            let id = try #require(try await Self.passkeys(server, ada.accessToken).first?["id"] as? String)
+            #expect(try await server.delete("/v1/users/me/passkeys/\(id)", bearer: ada.accessToken).status == 200)
+            let deliveries = try await receiver.waitFor(4)
+            let passkeyEvents = deliveries.filter { $0.data["provider"] == "passkey" || $0.type == "passkey.clone_suspected" }
+            #expect(passkeyEvents.map(\.type) == ["identity.linked", "passkey.clone_suspected", "identity.unlinked"],
+                    "\(deliveries.map(\.type))")
+            #expect(passkeyEvents.allSatisfy { $0.data["user_id"] == ada.userID && WebhookTests.isSigned($0) })
+            #expect(passkeyEvents.last?.data["passkey_id"] == id)
+        }
+        await receiver.stop()
+    }
+
+    /// Whatever arrives as a credential, the answer is a refusal in the one error shape or a passkey: never a 500.
+    @Test func mutatedCredentialsOverHTTPAreRefusedNeverA500() async throws {
+        try await TestServer.with(.sqlite) { server in
+            let ada = try await server.signIn(.google, sub: "ada")
+            let authenticator = Self.authenticator(server)
+            var generator = PasskeyParserTests.SplitMix(state: 42)
+            var statuses: [Int: Int] = [:]
+            for round in 0..<40 {
+                let options = try await Self.registrationOptions(server, ada.accessToken)
+                var credential = try Self.json(try authenticator.create(options))
+                var response = credential["response"] as? [String: Any] ?? [:]
+                let field = round % 2 == 0 ? "attestationObject" : "clientDataJSON"
+                var bytes = Base64URL.decode(response[field] as? String ?? "") ?? []
+                for _ in 0..<Int.random(in: 1...3, using: &generator) where !bytes.isEmpty {
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                }
+                if round % 5 == 0 { bytes = Array(bytes.prefix(Int.random(in: 0..<max(1, bytes.count), using: &generator))) }
+                response[field] = Base64URL.encode(bytes)
+                credential["response"] = response
+                let answer = try await server.post("/v1/auth/passkeys/register", ["credential": credential], bearer: ada.accessToken)
+                statuses[answer.status, default: 0] += 1
+                // Attestation `none` signs nothing: a flipped AAGUID, counter or backup flag is still a passkey.
+                #expect(answer.status == 201 || (400..<500).contains(answer.status) && answer.errorCode != nil,
+                        "\(answer.status) \(answer.text)")
+            }
+            #expect(statuses.keys.allSatisfy { $0 == 201 || (400..<500).contains($0) } && statuses[401, default: 0] > 20, "\(statuses)")
+            #expect(try await Self.passkeys(server, ada.accessToken).count == statuses[201, default: 0])
+        }
+    }
+
     @Test func withoutARelyingPartyOutsideDevModePasskeysAreNotOfferedAndTheAssociationFilesFollowConfiguration() async throws {
         try await TestServer.with(.sqlite, configure: { $0.devMode = false }) { server in
             let answer = try await server.post("/v1/auth/passkeys/signin/options")
