@@ -61,7 +61,7 @@ import Testing
             let offered = try await server.get("/v1/providers")
             #expect(offered.status == 200)
             let list = try #require(try JSONSerialization.jsonObject(with: offered.body) as? [[String: String]])
-            #expect(list.map { $0["name"] ?? "" } == ["apple", "google", "acme", "microsoft", "facebook", "email"])
+            #expect(list.map { $0["name"] ?? "" } == ["apple", "google", "acme", "microsoft", "facebook", "email", "passkey"])
             #expect(list.first { $0["name"] == "acme" }?["display_name"] == "Acme SSO")
             #expect(list.first { $0["name"] == "microsoft" }?["kind"] == "oidc")
 

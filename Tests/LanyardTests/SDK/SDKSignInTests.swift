@@ -133,10 +133,11 @@ struct Habit: Codable, Sendable, Equatable {
         try await OIDCProviderTests.withIssuer(.sqlite) { server, issuer in
             let client = server.client()
             let offered = try await client.providers()
-            #expect(offered.map(\.name) == [.apple, .google, Provider("acme"), .microsoft, .facebook, .email])
-            #expect(offered.map(\.displayName) == ["Apple", "Google", "Acme SSO", "Microsoft", "Facebook", "Email"])
+            #expect(offered.map(\.name) == [.apple, .google, Provider("acme"), .microsoft, .facebook, .email, .passkey])
+            #expect(offered.map(\.displayName) == ["Apple", "Google", "Acme SSO", "Microsoft", "Facebook", "Email", "Passkey"])
             #expect(offered.allSatisfy {
-                $0.kind == ($0.name == .apple ? .apple : $0.name == .google ? .google : $0.name == .email ? .email : .oidc)
+                $0.kind == ($0.name == .apple ? .apple : $0.name == .google ? .google : $0.name == .email ? .email
+                            : $0.name == .passkey ? .passkey : .oidc)
             })
 
             let signedIn = try await client.signIn(with: Provider("acme"), idToken: try await issuer.token(sub: "ada"), nonce: "n-1")
