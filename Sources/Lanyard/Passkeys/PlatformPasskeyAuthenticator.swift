@@ -64,6 +64,34 @@ public final class PlatformPasskeyAuthenticator: PasskeyAuthenticator {
     }
 }
 
+@available(iOS 16.0, macOS 13.0, visionOS 1.0, *)
+extension LanyardClient {
+    /// Signs in with one of the person's passkeys through the system sheet (AuthenticationServices).
+    ///
+    /// ```swift
+    /// let result = try await client.signInWithPasskey(anchor: view.window!)
+    /// ```
+    @MainActor
+    @discardableResult
+    public func signInWithPasskey(anchor: ASPresentationAnchor) async throws -> SignInResult {
+        try await passkeys.signIn(with: PlatformPasskeyAuthenticator(anchor: anchor))
+    }
+}
+
+@available(iOS 16.0, macOS 13.0, visionOS 1.0, *)
+extension PasskeyAuth {
+    /// Makes a passkey in iCloud Keychain (or on a security key) for the signed-in account.
+    ///
+    /// ```swift
+    /// try await client.passkeys.register(name: "iPhone", anchor: view.window!)
+    /// ```
+    @MainActor
+    @discardableResult
+    public func register(name: String? = nil, anchor: ASPresentationAnchor) async throws -> Passkey {
+        try await register(name: name, with: PlatformPasskeyAuthenticator(anchor: anchor))
+    }
+}
+
 /// One `ASAuthorizationController` run, its delegate callbacks turned into an answer.
 @available(iOS 16.0, macOS 13.0, visionOS 1.0, *)
 @MainActor
