@@ -122,7 +122,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            resources: [.copy("Resources/openapi.json"), .copy("Resources/emulator.html"), .copy("Resources/passkeys.html"), .copy("Resources/console")],
+            resources: [.copy("Resources/openapi.json"), .copy("Resources/emulator.html"), .copy("Resources/passkeys.html"), .copy("Resources/console"),
+                        .copy("Resources/sdk")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

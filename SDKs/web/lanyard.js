@@ -1,0 +1,1 @@
+../../Sources/LanyardServer/Resources/sdk/lanyard.js
