@@ -1,0 +1,101 @@
+// Starts `lanyard dev` for a test: a temporary SQLite database, a free loopback port, the binary at $LANYARD_BINARY or
+// .build/debug/lanyard, extra LANYARD_* settings from the caller. As Tests/python/lanyard_dev.py does.
+import { spawn } from "node:child_process";
+import { mkdtempSync, openSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repository = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+export class LanyardDev {
+  static async start(settings = {}) {
+    const dev = new LanyardDev();
+    await dev.#start(settings);
+    return dev;
+  }
+
+  async #start(settings) {
+    this.folder = mkdtempSync(join(tmpdir(), "lanyard-web-"));
+    this.settings = settings;
+    this.port = await freePort();
+    await this.#launch();
+  }
+
+  /** Starts it again after `stop()`, on the same port and data. */
+  async restart() {
+    await this.#launch();
+  }
+
+  async #launch() {
+    const { port, settings } = this;
+    const binary = process.env.LANYARD_BINARY ?? join(repository, ".build/debug/lanyard");
+    const log = openSync(join(this.folder, "server.log"), "a");
+    this.process = spawn(binary, ["dev"], {
+      env: { ...process.env, LANYARD_PORT: String(port), LANYARD_DATA_DIR: this.folder,
+        LANYARD_DATABASE_URL: `sqlite:${this.folder}/lanyard.sqlite`, LANYARD_LOG_LEVEL: "warning", ...settings },
+      stdio: ["ignore", "ignore", log],
+    });
+    this.base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      try {
+        if ((await fetch(`${this.base}/healthz`)).status === 200) return;
+      } catch {
+        // not yet listening
+      }
+      if (this.process.exitCode !== null) break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    this.process.kill();
+    throw new Error(`lanyard dev did not start; see ${this.folder}/server.log`);
+  }
+
+  /** What Apple's or Google's SDK hands the app; the emulator signs it like the real provider. */
+  async idToken(provider, sub, claims = {}) {
+    const answer = await fetch(`${this.base}/_emulator/${provider}/id-token`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ sub, ...claims }) });
+    if (!answer.ok) throw new Error(`id-token: ${answer.status} ${await answer.text()}`);
+    return (await answer.json()).id_token;
+  }
+
+  /** The dev mailbox's newest mail to `address` (its code and link). */
+  async mail(address) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const answer = await fetch(`${this.base}/_emulator/mail?to=${encodeURIComponent(address)}`);
+      const body = await answer.json();
+      const mails = Array.isArray(body) ? body : (body.mails ?? body.messages ?? []);
+      if (mails.length > 0) return mails[0];
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    throw new Error(`no mail to ${address}`);
+  }
+
+  /** The audit log through the admin API (needs LANYARD_ADMIN_KEY). */
+  async audit(key, query = {}) {
+    const search = new URLSearchParams({ limit: "500", ...query });
+    const answer = await fetch(`${this.base}/v1/admin/audit?${search}`, { headers: { Authorization: `Bearer ${key}` } });
+    if (!answer.ok) throw new Error(`audit: ${answer.status}`);
+    return (await answer.json()).events;
+  }
+
+  async stop() {
+    if (this.process.exitCode !== null) return;
+    const exited = new Promise((done) => this.process.once("exit", done));
+    this.process.kill("SIGTERM");
+    await exited;
+  }
+}
