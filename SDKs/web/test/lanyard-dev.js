@@ -86,7 +86,7 @@ export class LanyardDev {
 
   /** The audit log through the admin API (needs LANYARD_ADMIN_KEY). */
   async audit(key, query = {}) {
-    const search = new URLSearchParams({ limit: "500", ...query });
+    const search = new URLSearchParams({ limit: "100", ...query });
     const answer = await fetch(`${this.base}/v1/admin/audit?${search}`, { headers: { Authorization: `Bearer ${key}` } });
     if (!answer.ok) throw new Error(`audit: ${answer.status}`);
     return (await answer.json()).events;

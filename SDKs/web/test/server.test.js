@@ -43,7 +43,8 @@ async function rejects(promise, code) {
 }
 
 before(async () => {
-  lanyard = await LanyardDev.start();
+  // Heartbeats every second: a server learns that a stream was closed when it next writes to it.
+  lanyard = await LanyardDev.start({ LANYARD_STREAM_HEARTBEAT: "1" });
 });
 
 after(async () => {

@@ -87,7 +87,7 @@ describe("tabs", () => {
           await t.getAccessToken();
           await t.me();
           await t.sessions.list();
-          await t.refreshSession();
+          await t.collection("notes").get("n1");
         }
         finished.push([index, event]);
       });
