@@ -8,7 +8,6 @@ import kotlin.random.Random
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.MutableStateFlow
-import kotlinx.coroutines.job
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
 
@@ -46,9 +45,11 @@ internal class FeedReader(
                 pause()
             } catch (e: LanyardException) {
                 live.value = false
+                log("refused or unreachable: ${e::class.simpleName} (${e.cause?.message ?: e.message})")
                 recover(e)
             } catch (e: IOException) {
                 live.value = false
+                log("connection lost: ${e.message}")
                 pause()
             }
         }
@@ -66,6 +67,7 @@ internal class FeedReader(
             started = true
         }
         bearer = token
+        log("connecting from ${cursor ?: "the beginning"}")
         val headers = buildMap {
             put("Authorization", "Bearer $token")
             put("Accept", "text/event-stream")
@@ -77,46 +79,52 @@ internal class FeedReader(
         } catch (e: IOException) {
             throw LanyardException.Network(e)
         }
-        val closeOnCancel = coroutineContext.job.invokeOnCompletion { response.close() }
         try {
-            if (response.status !in 200..299) {
-                val body = response.body.use { it.readNBytes(64 * 1024) }.toString(Charsets.UTF_8)
-                throw LanyardException.fromResponse(response.status, body, response.headers["retry-after"])
-                    ?: LanyardException.InvalidResponse(response.status)
-            }
-            val reader = ServerSentEventReader(response.body)
-            while (true) {
-                val event = reader.next() ?: return false
-                when (event.name) {
-                    "change", "group_removed", "share_removed", "access_removed" -> {
-                        val change = LiveChange.of(event) ?: continue
-                        remember(change.cursor)
-                        failures = 0
-                        refusedOnce = false
-                        deliver(change)
-                    }
-                    "ready" -> {
-                        // Caught up. Its cursor is the place reached, also when nothing came (a start at `now`).
-                        val ready = runCatching { WireJson.parseToJsonElement(event.data).jsonObject["cursor"] }.getOrNull()
-                        (ready as? JsonPrimitive)?.takeIf { it.isString }?.content?.let { remember(it) }
-                        live.value = true
-                        failures = 0
-                        refusedOnce = false
-                    }
-                    "token_expiring" -> runCatching { client.accessToken() }
-                    "end" -> {
-                        live.value = false
-                        val reason = runCatching {
-                            (WireJson.parseToJsonElement(event.data).jsonObject["reason"] as? JsonPrimitive)?.content
-                        }.getOrNull() ?: ""
-                        return ended(reason)
-                    }
-                }
-            }
+            return disconnectingOnCancel({ response.close() }) { read(response, deliver) }
         } finally {
-            closeOnCancel.dispose()
             response.close()
             live.value = false
+        }
+    }
+
+    /** Reads one connection's events, blocking between them; true when the feed is over for this reader. */
+    private suspend fun read(response: StreamingResponse, deliver: suspend (LiveChange) -> Unit): Boolean {
+        if (response.status !in 200..299) {
+            val body = response.body.use { it.readNBytes(64 * 1024) }.toString(Charsets.UTF_8)
+            throw LanyardException.fromResponse(response.status, body, response.headers["retry-after"])
+                ?: LanyardException.InvalidResponse(response.status)
+        }
+        val reader = ServerSentEventReader(response.body)
+        while (true) {
+            val event = reader.next() ?: return false
+            // Cancelled meanwhile: nothing more is taken, so the stored place stays at what was delivered.
+            coroutineContext.ensureActive()
+            when (event.name) {
+                "change", "group_removed", "share_removed", "access_removed" -> {
+                    val change = LiveChange.of(event) ?: continue
+                    remember(change.cursor)
+                    failures = 0
+                    refusedOnce = false
+                    deliver(change)
+                }
+                "ready" -> {
+                    // Caught up. Its cursor is the place reached, also when nothing came (a start at `now`).
+                    val ready = runCatching { WireJson.parseToJsonElement(event.data).jsonObject["cursor"] }.getOrNull()
+                    (ready as? JsonPrimitive)?.takeIf { it.isString }?.content?.let { remember(it) }
+                    live.value = true
+                    failures = 0
+                    refusedOnce = false
+                }
+                "token_expiring" -> runCatching { client.accessToken() }
+                "end" -> {
+                    live.value = false
+                    val reason = runCatching {
+                        (WireJson.parseToJsonElement(event.data).jsonObject["reason"] as? JsonPrimitive)?.content
+                    }.getOrNull() ?: ""
+                    log("ended by the server: $reason")
+                    return ended(reason)
+                }
+            }
         }
     }
 
@@ -168,7 +176,13 @@ internal class FeedReader(
     private suspend fun pause() {
         failures += 1
         val ceiling = min(30.0, 0.25 * 2.0.pow(min(failures, 10) - 1))
-        delay((Random.nextDouble(ceiling / 2, ceiling) * 1000).toLong())
+        val millis = (Random.nextDouble(ceiling / 2, ceiling) * 1000).toLong()
+        log("reconnecting in $millis ms")
+        delay(millis)
+    }
+
+    private fun log(message: String) {
+        client.options.log?.invoke("live feed: $message")
     }
 
     private val storageKey: String? get() = if (persistsCursor) account?.let { "changes.$it" } else null

@@ -40,11 +40,13 @@ import kotlinx.serialization.serializer
  * @param transport how requests reach the server; `java.net.HttpURLConnection` by default.
  * @param refreshLeewaySeconds an access token this close to its expiry is refreshed before use.
  * @param clock the time in milliseconds since 1970 that expiry is read against (tests move it).
+ * @param log where the client says what its live connection does (connects, ends, pauses); never a token.
  */
 class LanyardOptions(
     val transport: Transport = HttpUrlConnectionTransport(),
     val refreshLeewaySeconds: Long = 60,
     val clock: () -> Long = System::currentTimeMillis,
+    val log: ((String) -> Unit)? = null,
 )
 
 /**

@@ -30,8 +30,10 @@ internal class LiveCollectionReader<T>(private val collection: LanyardCollection
                         LiveChange.Kind.RECORD -> {
                             val place = change.collectionCursor?.toLongOrNull() ?: continue
                             if (place <= position) continue
-                            store(change.collectionCursor)
+                            position = place
                             emit(Change(change.id, change.version, change.updatedAt!!, collection.decodeValue(change), change.isDeleted))
+                            // Stored once delivered: an app stopped mid-change gets it again on the next launch.
+                            store(change.collectionCursor)
                         }
                         else -> return // the group left, read access gone, or no longer shared: nothing of it follows
                     }

@@ -5,10 +5,14 @@ import java.io.IOException
 import java.io.InputStream
 import java.net.HttpURLConnection
 import java.net.URL
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.job
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
-import kotlin.coroutines.coroutineContext
 
 /**
  * One HTTP request as the client makes it: an absolute [url], the [method], [headers] (the bearer included) and
@@ -79,10 +83,12 @@ class HttpUrlConnectionTransport(
     private val streamReadTimeoutMillis: Int = 60_000,
 ) : Transport {
     override suspend fun send(request: HttpRequest): HttpResponse {
+        if (request.method == "PATCH" && !patchSupported) {
+            return withContext(Dispatchers.IO) { JdkHttpClient.send(request, connectTimeoutMillis, readTimeoutMillis) }
+        }
         val connection = open(request, readTimeoutMillis)
-        val cancelled = coroutineContext.job.invokeOnCompletion { connection.disconnect() }
-        try {
-            return withContext(Dispatchers.IO) {
+        return disconnectingOnCancel({ connection.disconnect() }) {
+            withContext(Dispatchers.IO) {
                 try {
                     write(connection, request)
                     val status = connection.responseCode
@@ -93,16 +99,13 @@ class HttpUrlConnectionTransport(
                     connection.disconnect()
                 }
             }
-        } finally {
-            cancelled.dispose()
         }
     }
 
     override suspend fun openStream(request: HttpRequest): StreamingResponse {
         val connection = open(request, streamReadTimeoutMillis)
-        val cancelled = coroutineContext.job.invokeOnCompletion { connection.disconnect() }
-        try {
-            return withContext(Dispatchers.IO) {
+        return disconnectingOnCancel({ connection.disconnect() }) {
+            withContext(Dispatchers.IO) {
                 try {
                     write(connection, request)
                     val status = connection.responseCode
@@ -117,9 +120,15 @@ class HttpUrlConnectionTransport(
                     throw e
                 }
             }
-        } finally {
-            cancelled.dispose()
         }
+    }
+
+    /**
+     * Android's `HttpURLConnection` sends PATCH (the API uses it for names, roles and passkeys); the JDK's refuses it
+     * ("Invalid HTTP method"), so on a JVM PATCH goes through `java.net.http` (JDK 11+) instead.
+     */
+    private val patchSupported: Boolean by lazy {
+        runCatching { (URL("http://127.0.0.1/").openConnection() as HttpURLConnection).requestMethod = "PATCH" }.isSuccess
     }
 
     private fun open(request: HttpRequest, readTimeout: Int): HttpURLConnection {
@@ -136,10 +145,82 @@ class HttpUrlConnectionTransport(
     private fun write(connection: HttpURLConnection, request: HttpRequest) {
         val body = request.body ?: return
         connection.doOutput = true
-        connection.setFixedLengthStreamingMode(body.size)
+        // Not in streaming mode: there, the JDK's HttpURLConnection hides a 401's body (it wants to retry with credentials).
         connection.outputStream.use { it.write(body) }
     }
 
     private fun headers(connection: HttpURLConnection): Map<String, String> =
         connection.headerFields.entries.mapNotNull { (name, values) -> name?.let { it.lowercase() to values.joinToString(", ") } }.toMap()
+}
+
+/**
+ * `java.net.http.HttpClient`, reached by reflection so that nothing in the library names a class Android lacks: only
+ * a JVM whose `HttpURLConnection` refuses PATCH comes here.
+ */
+internal object JdkHttpClient {
+    private val clientClass by lazy { Class.forName("java.net.http.HttpClient") }
+    private val requestClass by lazy { Class.forName("java.net.http.HttpRequest") }
+    private val builderClass by lazy { Class.forName("java.net.http.HttpRequest\$Builder") }
+    private val publisherClass by lazy { Class.forName("java.net.http.HttpRequest\$BodyPublisher") }
+    private val handlerClass by lazy { Class.forName("java.net.http.HttpResponse\$BodyHandler") }
+    private val responseClass by lazy { Class.forName("java.net.http.HttpResponse") }
+    private val headersClass by lazy { Class.forName("java.net.http.HttpHeaders") }
+    private val client: Any by lazy {
+        val builder = clientClass.getMethod("newBuilder").invoke(null)
+        val builderType = Class.forName("java.net.http.HttpClient\$Builder")
+        builderType.getMethod("connectTimeout", java.time.Duration::class.java).invoke(builder, java.time.Duration.ofSeconds(15))
+        // HTTP/1.1 as HttpURLConnection speaks it: no `Upgrade: h2c` on plain http.
+        val versionType = Class.forName("java.net.http.HttpClient\$Version")
+        val http11 = versionType.enumConstants.first { (it as Enum<*>).name == "HTTP_1_1" }
+        builderType.getMethod("version", versionType).invoke(builder, http11)
+        builderType.getMethod("build").invoke(builder)
+    }
+
+    fun send(request: HttpRequest, connectTimeoutMillis: Int, readTimeoutMillis: Int): HttpResponse {
+        try {
+            val builder = requestClass.getMethod("newBuilder", java.net.URI::class.java).invoke(null, java.net.URI(request.url))
+            builderClass.getMethod("timeout", java.time.Duration::class.java)
+                .invoke(builder, java.time.Duration.ofMillis((connectTimeoutMillis + readTimeoutMillis).toLong()))
+            for ((name, value) in request.headers) builderClass.getMethod("header", String::class.java, String::class.java).invoke(builder, name, value)
+            val publishers = Class.forName("java.net.http.HttpRequest\$BodyPublishers")
+            val publisher = request.body?.let { publishers.getMethod("ofByteArray", ByteArray::class.java).invoke(null, it) }
+                ?: publishers.getMethod("noBody").invoke(null)
+            builderClass.getMethod("method", String::class.java, publisherClass).invoke(builder, request.method, publisher)
+            val built = builderClass.getMethod("build").invoke(builder)
+            val handler = Class.forName("java.net.http.HttpResponse\$BodyHandlers").getMethod("ofByteArray").invoke(null)
+            val response = clientClass.getMethod("send", requestClass, handlerClass).invoke(client, built, handler)
+            val status = responseClass.getMethod("statusCode").invoke(response) as Int
+            val body = responseClass.getMethod("body").invoke(response) as ByteArray
+            val headers = headersClass.getMethod("map").invoke(responseClass.getMethod("headers").invoke(response)) as Map<*, *>
+            return HttpResponse(
+                status, headers.entries.associate { (name, values) -> name.toString().lowercase() to (values as List<*>).joinToString(", ") }, body,
+            )
+        } catch (e: java.lang.reflect.InvocationTargetException) {
+            val cause = e.targetException
+            if (cause is IOException) throw cause
+            if (cause is InterruptedException) throw IOException(cause)
+            throw cause
+        }
+    }
+}
+
+/**
+ * Runs [block] (blocking I/O, on another thread) and calls [disconnect] as soon as the caller is cancelled, so that a
+ * blocked read ends at once rather than at its timeout. Not called when [block] finishes by itself.
+ */
+internal suspend fun <T> disconnectingOnCancel(disconnect: () -> Unit, block: suspend CoroutineScope.() -> T): T = coroutineScope {
+    val finished = AtomicBoolean(false)
+    val watcher = launch(start = CoroutineStart.UNDISPATCHED) {
+        try {
+            awaitCancellation()
+        } finally {
+            if (!finished.get()) disconnect()
+        }
+    }
+    try {
+        block()
+    } finally {
+        finished.set(true)
+        watcher.cancel()
+    }
 }

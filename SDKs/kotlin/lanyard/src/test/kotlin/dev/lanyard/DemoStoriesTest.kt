@@ -133,7 +133,8 @@ class DemoStoriesTest : ServerTest() {
         val after = ada.groups.group(family.id)
         assertEquals(1, after.memberCount)
         assertEquals("Ada", after.members!!.single().displayName)
-        assertThrows<LanyardException.NotFound> { byronsList.get("bread") }
+        assertNull(byronsList.get("bread"))
+        assertThrows<LanyardException.NotFound> { byron.groups.group(family.id) }
         assertThrows<LanyardException.OwnerMustTransfer> { ada.groups.leave(family.id) }
     }
 

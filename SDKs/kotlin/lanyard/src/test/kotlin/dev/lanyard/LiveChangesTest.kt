@@ -17,7 +17,11 @@ data class Note(val text: String)
  * every connection by restarting, and apps relaunched from their stored place: nothing lost, nothing twice.
  */
 class LiveChangesTest : ServerTest(mapOf("LANYARD_RATE_LIMITS" to "off", "LANYARD_ACCESS_TOKEN_TTL" to "4")) {
-    private val options get() = LanyardOptions(refreshLeewaySeconds = 1)
+    private val options
+        get() = LanyardOptions(
+            refreshLeewaySeconds = 1,
+            log = if (System.getenv("LANYARD_KOTLIN_TEST_LOG") == null) null else { line -> System.err.println(line) },
+        )
 
     /** Two devices of one account (Apple on the first, Google linked and used on the second). */
     private suspend fun twoDevices(name: String, firstStore: SessionStore = MemorySessionStore()): Pair<LanyardClient, LanyardClient> {
@@ -103,8 +107,8 @@ class LiveChangesTest : ServerTest(mapOf("LANYARD_RATE_LIMITS" to "off", "LANYAR
         val firstRun = collect(phone.changes())
         eventually(what = "the whole feed watched first (from the feed's beginning)") { phone.liveFeed.watcherCount == 1 }
         val firstNotes = collect(phone.collection<Note>("notes").changes())
-        assertEquals(listOf("n1", "n2", "n3"), List(3) { firstRun.next().id })
-        assertEquals(listOf("n1", "n2", "n3"), List(3) { firstNotes.next().id })
+        assertEquals(listOf("n1", "n2", "n3"), List(3) { firstRun.next(what = "the first run's change ${it + 1}").id })
+        assertEquals(listOf("n1", "n2", "n3"), List(3) { firstNotes.next(what = "the first run's note ${it + 1}").id })
         firstRun.cancel()
         firstNotes.cancel()
         phone.close()
@@ -114,8 +118,8 @@ class LiveChangesTest : ServerTest(mapOf("LANYARD_RATE_LIMITS" to "off", "LANYAR
         val secondRun = collect(relaunched.changes())
         eventually(what = "the whole feed watched first") { relaunched.liveFeed.watcherCount == 1 }
         val secondNotes = collect(relaunched.collection<Note>("notes").changes())
-        assertEquals(listOf("n4", "n5"), List(2) { secondRun.next().id })
-        assertEquals(listOf("n4", "n5"), List(2) { secondNotes.next().id })
+        assertEquals(listOf("n4", "n5"), List(2) { secondRun.next(what = "the relaunch's change ${it + 4}").id })
+        assertEquals(listOf("n4", "n5"), List(2) { secondNotes.next(what = "the relaunch's note ${it + 4}").id })
         secondRun.expectNothingMore()
         secondNotes.expectNothingMore(100)
     }

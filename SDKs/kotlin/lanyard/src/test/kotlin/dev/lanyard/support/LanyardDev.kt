@@ -149,6 +149,7 @@ class LanyardDev(private val settings: Map<String, String> = emptyMap()) : AutoC
         connection.requestMethod = method
         connection.connectTimeout = 5_000
         connection.readTimeout = 30_000
+        connection.setRequestProperty("Accept", "application/json")
         authorization?.let { connection.setRequestProperty("Authorization", it) }
         if (body != null) {
             connection.doOutput = true

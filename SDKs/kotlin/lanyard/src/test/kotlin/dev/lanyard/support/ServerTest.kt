@@ -113,8 +113,8 @@ class Collected<T>(flow: kotlinx.coroutines.flow.Flow<T>, scope: CoroutineScope)
     }
 
     /** The next item within [millis]; the flow's failure is thrown. */
-    suspend fun next(millis: Long = 15_000): T =
-        withTimeoutOrNull(millis) { items.receive() }?.getOrThrow() ?: error("nothing arrived within ${millis / 1000} s")
+    suspend fun next(millis: Long = 15_000, what: String = "the next item"): T =
+        withTimeoutOrNull(millis) { items.receive() }?.getOrThrow() ?: error("$what did not arrive within ${millis / 1000} s")
 
     /** The flow's failure, once it ends with one. */
     suspend fun failure(millis: Long = 15_000): Throwable {
