@@ -166,6 +166,27 @@ class DemoStoriesTest : ServerTest() {
     }
 
     @Test
+    fun `a merge that keeps the other account adopts its session, and the absorbed account is gone`() = story {
+        val phone = client()
+        val events = events(phone)
+        val absorbed = phone.signInWithApple(apple("keeps-other-apple")).user
+        phone.collection<Reminder>("reminders").put("a1", Reminder("From the Apple account"))
+        val survivor = client().signInWithGoogle(google("keeps-other-google")).user
+
+        val result = phone.merge(keep = MergeKeep.OTHER) { nonce -> ProviderCredential.google(google("keeps-other-google", nonce = nonce), nonce) }
+        assertEquals(survivor.id, result.into)
+        assertEquals(absorbed.id, result.from)
+        assertEquals(survivor.id, phone.currentUser!!.id)
+        assertTrue(events.waitFor { it is AuthEvent.SignedIn && it.user.id == survivor.id })
+        assertEquals(setOf(Provider.Apple, Provider.Google), phone.me().linkedProviders.map { it.provider }.toSet())
+        assertEquals("From the Apple account", phone.collection<Reminder>("reminders").get("a1")!!.value.title)
+        val same = assertThrows<LanyardException.MergeConflict> {
+            phone.merge { nonce -> ProviderCredential.google(google("keeps-other-google", nonce = nonce), nonce) }
+        }
+        assertEquals("same_account", same.reason)
+    }
+
+    @Test
     fun `Grace, with only Apple, cannot unlink it, then deletes her account and is signed out`() = story {
         val grace = client()
         val events = events(grace)
