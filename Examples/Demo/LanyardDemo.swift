@@ -14,6 +14,8 @@ struct LanyardDemo {
     struct Habit: Codable, Sendable { var name: String; var streak: Int }
 
     static func main() async {
+        // `lanyard-demo iphone --server URL`: the iPhone half of the two phones (TwoPhones.swift).
+        if CommandLine.arguments.dropFirst().first == "iphone" { exit(await TwoPhones.iPhone(CommandLine.arguments)) }
         do {
             let server = try await DemoServer.reachOrStart()
             defer { server.stop() }
