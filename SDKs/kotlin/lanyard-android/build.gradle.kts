@@ -6,6 +6,9 @@ plugins {
     kotlin("android")
 }
 
+group = "dev.lanyard"
+version = "0.8.0"
+
 android {
     namespace = "dev.lanyard.android"
     compileSdk = 35
