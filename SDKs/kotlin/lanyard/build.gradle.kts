@@ -26,11 +26,7 @@ kotlin {
     }
 }
 
-// src/android holds the Android source set, built by :lanyard-android; the JVM library is src/main alone.
-sourceSets {
-    main { kotlin.setSrcDirs(listOf("src/main/kotlin")) }
-    test { kotlin.setSrcDirs(listOf("src/test/kotlin")) }
-}
+// The JVM library is src/main/kotlin alone (the plugin's default); src/android is built by :lanyard-android.
 
 dependencies {
     api("org.jetbrains.kotlinx:kotlinx-coroutines-core:1.10.2")

@@ -675,7 +675,8 @@ class LanyardClient(
     }.getOrNull()
 
     /**
-     * Stops the client's live connection and any refresh in flight. The session stays in the store.
+     * Stops the client's live connection and any refresh in flight, for good: make a new client to go on. The session
+     * stays in the store.
      *
      * ```kotlin
      * override fun onTerminate() { client.close() }

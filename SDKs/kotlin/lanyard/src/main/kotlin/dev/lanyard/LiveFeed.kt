@@ -40,9 +40,6 @@ internal class LiveFeed(private val client: LanyardClient) {
     /** How many collectors share the connection now. */
     val watcherCount: Int get() = synchronized(lock) { watchers.size }
 
-    /** Whether the connection runs now. */
-    val isConnected: Boolean get() = synchronized(lock) { job != null }
-
     /**
      * A new collector of the changes [filter] takes, from now on. The connection starts with the first collector: where
      * this device left off, else, the first time, at the feed's beginning for a whole-feed collector and at its end

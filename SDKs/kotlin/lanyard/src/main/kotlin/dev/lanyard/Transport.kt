@@ -17,6 +17,10 @@ import kotlinx.coroutines.withContext
 /**
  * One HTTP request as the client makes it: an absolute [url], the [method], [headers] (the bearer included) and
  * an optional JSON [body].
+ *
+ * ```kotlin
+ * val request = HttpRequest("GET", "https://auth.example.com/v1/users/me", mapOf("Authorization" to "Bearer $token"))
+ * ```
  */
 class HttpRequest(
     val method: String,
@@ -25,7 +29,13 @@ class HttpRequest(
     val body: ByteArray? = null,
 )
 
-/** A whole answer: the status, the headers (names lower-cased) and the body. */
+/**
+ * A whole answer: the status, the headers (names lower-cased) and the body.
+ *
+ * ```kotlin
+ * val answer = HttpResponse(response.code, mapOf("content-type" to "application/json"), response.body.bytes())
+ * ```
+ */
 class HttpResponse(val status: Int, val headers: Map<String, String>, val body: ByteArray) {
     /** The body as UTF-8 text. */
     val text: String get() = body.toString(Charsets.UTF_8)
@@ -34,6 +44,10 @@ class HttpResponse(val status: Int, val headers: Map<String, String>, val body: 
 /**
  * An answer whose body is read as it arrives (the change stream). [close] ends the connection; a blocked read then
  * ends with an [IOException].
+ *
+ * ```kotlin
+ * StreamingResponse(response.code, emptyMap(), response.body.byteStream()) { call.cancel() }
+ * ```
  */
 class StreamingResponse(
     val status: Int,
