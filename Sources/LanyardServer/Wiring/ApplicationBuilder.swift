@@ -35,6 +35,7 @@ extension LanyardRuntime {
                         providers: dependencies.providerTokens.offered.map(\.rawValue),
                         passkeys: configuration.passkeys).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        SDKRoutes().register(on: router)
         if let adminKey = configuration.adminKey {
             AdminRoutes(api: api, key: adminKey).register(on: router)
             ConsoleRoutes().register(on: router)

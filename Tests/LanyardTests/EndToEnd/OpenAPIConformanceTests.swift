@@ -86,6 +86,11 @@ import Testing
                      "/.well-known/openid-configuration", "/admin"] {
             #expect(try await client.send(.GET, path).status == 200, "\(path)")
         }
+        // The web SDK, and its revalidation by ETag.
+        let sdk = try await client.send(.GET, "/sdk/lanyard.js")
+        #expect(sdk.status == 200)
+        let etag = sdk.headers.first(name: "ETag") ?? ""
+        #expect(try await client.send(.GET, "/sdk/lanyard.js", headers: ["If-None-Match": etag]).status == 304)
     }
 
     static func accounts(_ client: CheckedClient) async throws {

@@ -886,16 +886,22 @@ class Client {
   async endSession(bearer, reason, extra = {}) {
     if (!this.#session || (bearer && this.#session.access_token !== bearer)) return;
     const details = { reason, ...extra };
+    /** @type {any[]} */
+    let adopted = [];
     await this.#withRefreshLock(async () => {
       const stored = await this.#store.read(this.#keys.session);
       // Another tab holds another session meanwhile: this tab takes it rather than ending it.
       if (bearer && stored && stored.access_token !== bearer && stored.refresh_token !== this.#session?.refresh_token) {
+        adopted = this.#differences(this.#session, stored);
         this.#session = stored;
         return;
       }
       await this.#write(null, details);
     });
-    if (this.#session) return;
+    if (this.#session) {
+      this.#emit(adopted);
+      return;
+    }
     this.#announce("SIGNED_OUT");
     this.#emit([["SIGNED_OUT", null, details]]);
   }
