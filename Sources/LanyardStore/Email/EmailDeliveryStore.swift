@@ -108,11 +108,14 @@ public struct EmailDeliveryStore: Sendable {
                                           [.integer(Int64(limit))]).map(EmailDeliveryRecord.init(row:))
     }
 
-    /// Mails to `recipient` (all mails without one), newest first: the emulator's mailbox.
+    /// Mails delivered to the emulator's mailbox, to `recipient` (all mails without one), newest first. Like a
+    /// real mail server's inbox it holds only what the mailer has handed over (`sent`): a mail still queued is not
+    /// there yet, so whoever reads a mail here knows its outbox row has reached its final state.
     public func mailbox(recipient: String?, limit: Int) async throws -> [EmailDeliveryRecord] {
-        guard let recipient else { return try await list(status: nil, limit: limit) }
-        return try await connection.query("SELECT * FROM email_deliveries WHERE recipient = $1 ORDER BY id DESC LIMIT $2",
-                                          [.text(recipient), .integer(Int64(limit))]).map(EmailDeliveryRecord.init(row:))
+        guard let recipient else { return try await list(status: .sent, limit: limit) }
+        return try await connection.query("""
+            SELECT * FROM email_deliveries WHERE recipient = $1 AND status = 'sent' ORDER BY id DESC LIMIT $2
+            """, [.text(recipient), .integer(Int64(limit))]).map(EmailDeliveryRecord.init(row:))
     }
 
     /// Records of mails sent or failed before `date`.
