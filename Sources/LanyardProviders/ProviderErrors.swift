@@ -4,6 +4,8 @@ public struct ProviderTokenError: Error, Equatable, CustomStringConvertible {
         case malformed
         case signature
         case unknownKey = "unknown_key"
+        /// The token names no `kid`, and not exactly one key of the provider's set fits its algorithm.
+        case noKeyID = "no_kid"
         case algorithm
         case issuer
         case audience

@@ -239,6 +239,18 @@ public struct AdminProvider: Codable, Sendable, Equatable {
         }
     }
 
+    /// The last token of the provider this instance refused, and why (never the token).
+    public struct TokenRefusal: Codable, Sendable, Equatable {
+        public var at: Date
+        /// The `details.reason` of `INVALID_PROVIDER_TOKEN`.
+        public var reason: String
+        public var kid: String?
+
+        public init(at: Date, reason: String, kid: String?) {
+            (self.at, self.reason, self.kid) = (at, reason, kid)
+        }
+    }
+
     public var name: String
     public var displayName: String
     /// `apple`, `google` or `oidc`.
@@ -255,9 +267,11 @@ public struct AdminProvider: Codable, Sendable, Equatable {
     public var keysFetchedAt: Date?
     public var keysFreshUntil: Date?
     public var lastError: KeyFailure?
+    public var lastRefusal: TokenRefusal?
 
     public init(name: String, displayName: String, kind: String, issuer: String, clientIDs: [String], keysURL: String,
-                nonceRequired: Bool, keyIDs: [String], keysFetchedAt: Date?, keysFreshUntil: Date?, lastError: KeyFailure?) {
+                nonceRequired: Bool, keyIDs: [String], keysFetchedAt: Date?, keysFreshUntil: Date?, lastError: KeyFailure?,
+                lastRefusal: TokenRefusal? = nil) {
         self.name = name
         self.displayName = displayName
         self.kind = kind
@@ -269,13 +283,14 @@ public struct AdminProvider: Codable, Sendable, Equatable {
         self.keysFetchedAt = keysFetchedAt
         self.keysFreshUntil = keysFreshUntil
         self.lastError = lastError
+        self.lastRefusal = lastRefusal
     }
 
     enum CodingKeys: String, CodingKey {
         case name, kind, issuer
         case displayName = "display_name", clientIDs = "client_ids", keysURL = "keys_url", nonceRequired = "nonce_required"
         case keyIDs = "key_ids", keysFetchedAt = "keys_fetched_at", keysFreshUntil = "keys_fresh_until"
-        case lastError = "last_error"
+        case lastError = "last_error", lastRefusal = "last_refusal"
     }
 }
 

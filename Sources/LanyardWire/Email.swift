@@ -33,16 +33,16 @@ public struct EmailStartRequest: Sendable, Codable, Equatable {
 }
 
 /// The answer to `start`: the same whether or not the address has an account. Keep `flowSecret` on the device;
-/// show `match` so the person can pick it on the page the mail's link opens.
+/// show `match` so the person can type it on the page the mail's link opens.
 ///
 /// ```swift
 /// let flow = try await client.email.start("ada@example.com")
-/// matchLabel.text = "Pick \(flow.match) in the mail"
+/// matchLabel.text = "Type \(flow.match) on the page the mail's link opens"
 /// ```
 public struct EmailFlowStarted: Sendable, Codable, Equatable {
     public var flowID: String
     public var flowSecret: String
-    /// The two-digit number the confirm page asks the person to pick.
+    /// The two-digit number the confirm page asks the person to type (one try per link).
     public var match: Int
     /// Seconds until the code and link expire.
     public var expiresIn: Int
@@ -91,6 +91,21 @@ public struct EmailCompleteRequest: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case wait, flowID = "flow_id", flowSecret = "flow_secret" }
+}
+
+/// `POST /v1/auth/email/recover`: an operator's recovery code, with the address it was sent to (no device holds
+/// that flow's secret). A later code asked for the same address does not supersede it.
+///
+/// ```swift
+/// let body = EmailRecoverRequest(email: "ada@example.com", code: "123456")
+/// ```
+public struct EmailRecoverRequest: Sendable, Codable, Equatable {
+    public var email: String
+    public var code: String
+
+    public init(email: String, code: String) {
+        (self.email, self.code) = (email, code)
+    }
 }
 
 /// A row of the console's Email deliveries page (`GET /v1/admin/email/deliveries`).

@@ -107,34 +107,67 @@ public struct Linking: Sendable {
         if provider != .passkey, owned.contains(where: { $0.provider == provider.rawValue }) {
             throw .providerAlreadyLinked(displayName)
         }
+        // Checked here, in the link's transaction, not only when options are asked for: options fetched ahead
+        // cannot carry an account past the cap (a racing link conflicts on the account's link position and reads
+        // again).
+        if provider == .passkey, owned.count(where: { $0.provider == provider.rawValue }) >= Passkeys.maximumPerAccount {
+            throw .invalidRequest(field: "passkeys", "This account holds \(Passkeys.maximumPerAccount) passkeys; remove one first")
+        }
     }
 
+    /// `DELETE /v1/auth/link/{provider}`: the account's identity of a provider that allows one per account.
     public func unlink(provider: Provider, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
         guard provider != .passkey else {
             throw LanyardError.invalidRequest(field: "provider", "Passkeys are removed one at a time: DELETE /v1/users/me/passkeys/{id}")
         }
-        try Authenticator(dependencies).requireRecentSignIn(caller)
+        let displayName = dependencies.providerTokens.displayName(provider)
+        return try await unlink(userID: caller.userID, caller: caller, actor: nil, client: client) { owned in
+            guard let identity = owned.first(where: { $0.provider == provider.rawValue }) else {
+                throw LanyardError.providerNotLinked(displayName)
+            }
+            return identity
+        }
+    }
+
+    /// One identity by its id, of any kind: GoTrue's `DELETE /user/identities/{id}`, a passkey's removal (by the
+    /// person, or an operator when `caller` is nil).
+    public func unlink(identityID: String, userID: String, caller: Caller?, actor: String?, client: ClientInfo,
+                       onlyProvider: Provider? = nil) async throws -> LinkResponse {
+        try await unlink(userID: userID, caller: caller, actor: actor, client: client) { owned in
+            guard let identity = owned.first(where: { $0.id == identityID }),
+                  onlyProvider.map({ $0.rawValue == identity.provider }) ?? true else {
+                throw LanyardError.notFound("This account has no \(onlyProvider == .passkey ? "passkey" : "identity") \(identityID)")
+            }
+            return identity
+        }
+    }
+
+    /// The one unlink: the account locked, the identity `pick` chooses, never the last way in, Apple's token owed
+    /// its revocation, audited in the same transaction. A person needs a recent sign-in; an operator does not.
+    private func unlink(userID: String, caller: Caller?, actor: String?, client: ClientInfo,
+                        pick: @escaping @Sendable ([IdentityRecord]) throws -> IdentityRecord) async throws -> LinkResponse {
+        if let caller { try Authenticator(dependencies).requireRecentSignIn(caller) }
         let dependencies = self.dependencies
         return try await dependencies.database.transaction { connection in
             let now = dependencies.clock.now()
-            let identities = IdentityStore(connection)
-            guard let (_, owned) = try await UserStore(connection).findWithIdentitiesForUpdate(id: caller.userID) else {
-                throw LanyardError.unauthorized("This account no longer exists")
+            guard let (_, owned) = try await UserStore(connection).findWithIdentitiesForUpdate(id: userID) else {
+                throw caller == nil ? LanyardError.notFound("No such user") : LanyardError.unauthorized("This account no longer exists")
             }
-            guard owned.contains(where: { $0.provider == provider.rawValue }) else {
-                throw LanyardError.providerNotLinked(dependencies.providerTokens.displayName(provider))
-            }
+            let identity = try pick(owned)
             guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
-            if provider == .apple {
+            if identity.provider == Provider.apple.rawValue {
                 // The account's Apple token is this identity's: Apple is owed its revocation.
-                try await AppleTokenStore(connection).scheduleRevocation(userID: caller.userID, at: now)
+                try await AppleTokenStore(connection).scheduleRevocation(userID: userID, at: now)
             }
-            try await identities.delete(userID: caller.userID, provider: provider.rawValue)
+            try await IdentityStore(connection).delete(id: identity.id)
+            var details = ["provider": identity.provider]
+            if identity.provider == Provider.passkey.rawValue { details["passkey_id"] = identity.id }
+            if let actor { details["actor"] = actor }
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
-                .write(.identityUnlinked, userID: caller.userID, sessionID: caller.sessionID,
-                       details: ["provider": provider.rawValue])
-            return LinkResponse(remaining: owned.filter { $0.provider != provider.rawValue },
-                                message: "\(dependencies.providerTokens.displayName(provider)) account unlinked")
+                .write(.identityUnlinked, userID: userID, sessionID: caller?.sessionID, details: details)
+            let message = identity.provider == Provider.passkey.rawValue ? "Passkey removed"
+                : "\(Provider(rawValue: identity.provider).map(dependencies.providerTokens.displayName) ?? identity.provider) account unlinked"
+            return LinkResponse(remaining: owned.filter { $0.id != identity.id }, message: message)
         }
     }
 }

@@ -1,19 +1,39 @@
 import Foundation
 import LanyardProviders
 import LanyardSupport
+import Logging
 
-/// The configured providers and their verifier; turns provider failures into catalogue errors.
+/// The configured providers and their verifier; turns provider failures into catalogue errors, and says why a
+/// token was refused in the log (reason, provider, `kid`; never the token) and on the console's Providers page.
 public struct ProviderTokens: Sendable {
     let verifier: IDTokenVerifier
     let settings: [Provider: ProviderSettings]
     /// The providers with at least one client ID, in the order configured: Apple, Google, then
     /// `LANYARD_OIDC_PROVIDERS`.
     public let configured: [ProviderSettings]
+    public let refusals = TokenRefusals()
+    let logger: Logger
+    let clock: any LanyardClock
 
-    public init(verifier: IDTokenVerifier, settings: [ProviderSettings]) {
+    public init(verifier: IDTokenVerifier, settings: [ProviderSettings], clock: any LanyardClock = SystemClock(),
+                logger: Logger = Logger(label: "lanyard.providers")) {
         self.verifier = verifier
         self.settings = Dictionary(settings.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
         self.configured = settings.filter { !$0.clientIDs.isEmpty }
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A refused token: logged and kept as the provider's last refusal.
+    private func refused(_ token: String, provider: Provider, reason: String) -> LanyardError {
+        // The header is the sender's: printable ASCII only reaches the log.
+        let keyID = CompactJWS(token)?.keyID.map { kid in
+            String(String.UnicodeScalarView(kid.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(100)))
+        }
+        refusals.record(.init(at: clock.now(), reason: reason, keyID: keyID), for: provider)
+        logger.notice("provider token refused", metadata: [
+            "provider": "\(provider.rawValue)", "reason": "\(reason)", "kid": "\(keyID ?? "none")"])
+        return .invalidProviderToken(reason: reason)
     }
 
     /// The provider named in the path, if it is one Lanyard offers with this configuration.
@@ -43,7 +63,7 @@ public struct ProviderTokens: Sendable {
         do {
             return try await verifier.verify(idToken, settings: settings, nonce: nonce)
         } catch let error as ProviderTokenError {
-            throw .invalidProviderToken(reason: error.reason.rawValue)
+            throw refused(idToken, provider: provider, reason: error.reason.rawValue)
         } catch is ProviderUnavailableError {
             throw .providerUnavailable(settings.displayName)
         } catch {
@@ -59,7 +79,7 @@ public struct ProviderTokens: Sendable {
         do {
             return try await verifier.verifyProviderJWS(token, settings: settings)
         } catch let error as ProviderTokenError {
-            throw .invalidProviderToken(reason: error.reason.rawValue)
+            throw refused(token, provider: provider, reason: error.reason.rawValue)
         } catch {
             throw .providerUnavailable(settings.displayName)
         }

@@ -1,7 +1,8 @@
 import LanyardProviders
 import LanyardWire
 
-/// The configured providers as the admin API shows them: settings, keys held, the last failed key fetch.
+/// The configured providers as the admin API shows them: settings, keys held, the last failed key fetch, the last
+/// refused token.
 public struct ProviderStatus: Sendable {
     let providerTokens: ProviderTokens
 
@@ -15,7 +16,10 @@ public struct ProviderStatus: Sendable {
                           issuer: Self.describe(settings.issuer), clientIDs: settings.clientIDs, keysURL: settings.jwksURL,
                           nonceRequired: settings.requiresNonce, keyIDs: keys.keyIDs, keysFetchedAt: keys.fetchedAt,
                           keysFreshUntil: keys.freshUntil,
-                          lastError: keys.lastError.map { AdminProvider.KeyFailure(at: $0.at, message: $0.message) })
+                          lastError: keys.lastError.map { AdminProvider.KeyFailure(at: $0.at, message: $0.message) },
+                          lastRefusal: providerTokens.refusals.last(for: settings.provider).map {
+                              AdminProvider.TokenRefusal(at: $0.at, reason: $0.reason, kid: $0.keyID)
+                          })
         })
     }
 

@@ -4,7 +4,7 @@ import LanyardStore
 /// The pure rules of an email flow (reference section 18): when it can still be finished, and how a code try
 /// counts.
 enum EmailFlowRules {
-    /// Wrong codes (or wrong numbers picked on the confirm page) a flow survives.
+    /// Wrong codes a flow survives.
     static let maxWrongCodes = 5
 
     /// Why the flow can no longer be finished, or nil while it can: `used`, `undeliverable`, `flow_dead` (five
@@ -28,6 +28,13 @@ enum EmailFlowRules {
         LanyardError.invalidCode(reason: reason, attemptsLeft: reason == "wrong_code" ? max(0, maxWrongCodes - flow.wrongCodes) : 0)
     }
 
+    /// The match number as typed on the link's page: two digits once spaces are taken out, or nil.
+    static func typedMatch(_ text: String) -> Int? {
+        let digits = text.filter { $0 != " " }
+        guard digits.count == 2, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
     /// A code as typed: digits only once spaces and dashes are taken out, six of them.
     static func normalizedCode(_ text: String) -> String? {
         let digits = text.filter { $0 != " " && $0 != "-" }
@@ -45,21 +52,34 @@ struct EmailLimitRule: Sendable, Equatable {
 
     /// The counter after one more mail, or the whole seconds until one is allowed.
     func take(_ counter: EmailLimitCounter, at now: Date) -> Result<EmailLimitCounter, RetryAfter> {
-        var counter = counter
-        if now.timeIntervalSince(counter.windowStart) >= window {
-            counter.windowStart = now
-            counter.count = 0
-        }
-        let sinceLast = now.timeIntervalSince(counter.lastAt)
+        let current = inWindow(counter, at: now)
+        let sinceLast = now.timeIntervalSince(current.lastAt)
         if interval > 0, sinceLast < interval {
             return .failure(RetryAfter(seconds: Int((interval - sinceLast).rounded(.up))))
         }
-        if counter.count >= perWindow {
-            return .failure(RetryAfter(seconds: max(1, Int((counter.windowStart.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))))
-        }
+        if let wait = exhausted(current, at: now) { return .failure(wait) }
+        return .success(counting(current, at: now))
+    }
+
+    /// The counter after one more event (a wrong code), its window started again once over; never refused.
+    func counting(_ counter: EmailLimitCounter, at now: Date) -> EmailLimitCounter {
+        var counter = inWindow(counter, at: now)
         counter.count += 1
         counter.lastAt = now
-        return .success(counter)
+        return counter
+    }
+
+    /// The wait until the window is over when it already holds `perWindow`, else nil.
+    func exhausted(_ counter: EmailLimitCounter?, at now: Date) -> RetryAfter? {
+        guard let counter else { return nil }
+        let current = inWindow(counter, at: now)
+        guard current.count >= perWindow else { return nil }
+        return RetryAfter(seconds: max(1, Int(current.windowStart.addingTimeInterval(window).timeIntervalSince(now).rounded(.up))))
+    }
+
+    private func inWindow(_ counter: EmailLimitCounter, at now: Date) -> EmailLimitCounter {
+        guard now.timeIntervalSince(counter.windowStart) >= window else { return counter }
+        return EmailLimitCounter(windowStart: now, count: 0, lastAt: counter.lastAt)
     }
 
     struct RetryAfter: Error, Equatable {

@@ -50,8 +50,15 @@ public struct EmailFlows: Sendable {
     }
 
     /// A GoTrue client's `POST /auth/v1/otp`: a code only (no link, no device secret), found again by address.
+    /// With `createUser: false` an address no account signs in with gets no mail and `NOT_FOUND`, as GoTrue answers.
     public func startForGoTrue(email: String, createUser: Bool, client: ClientInfo) async throws {
         let address = try Self.address(email)
+        if !createUser {
+            let owner = try await dependencies.database.read { connection in
+                try await IdentityStore(connection).find(provider: LanyardProviders.Provider.email.rawValue, providerUserID: address.value)
+            }
+            guard owner != nil else { throw LanyardError.notFound("No account signs in with this email address") }
+        }
         _ = try await open(address: address, intent: .signin, origin: .gotrue, secret: nil, caller: nil, redirectTo: nil,
                            createUser: createUser, accountID: nil, client: client)
     }
@@ -101,8 +108,12 @@ public struct EmailFlows: Sendable {
                                   link: link, messageID: "\(flow.id)@\(Self.messageDomain(settings.fromAddress))")
         let sealed = try secrets.seal(content)
         let limits = Self.limits(settings, address: address, clientIP: client.ip, origin: origin)
+        let wrongCodes = Self.wrongCodeLimit(settings, address: address)
         try await dependencies.database.transactionRetryingConflicts { connection in
             let counters = EmailLimitStore(connection)
+            if let wait = wrongCodes.rule.exhausted(try await counters.find(key: wrongCodes.key), at: now) {
+                throw LanyardError.rateLimited(retryAfter: wait.seconds)
+            }
             for (key, rule) in limits {
                 switch rule.take(try await counters.lock(key: key), at: now) {
                 case .success(let counter): try await counters.save(key: key, counter)
@@ -136,6 +147,16 @@ public struct EmailFlows: Sendable {
         return limits
     }
 
+    /// Wrong codes of one address across all its flows (reference section 25): past the limit its codes are not
+    /// checked and its starts are refused until the hour is over, so five flows an hour cannot give 25 guesses.
+    static func wrongCodeLimit(_ settings: EmailSettings, address: String) -> (key: String, rule: EmailLimitRule) {
+        ("wrong:" + address, EmailLimitRule(interval: 0, perWindow: settings.wrongCodesPerHour, window: 3600))
+    }
+
+    static func wrongCodeLimit(_ settings: EmailSettings, address: EmailAddress) -> (key: String, rule: EmailLimitRule) {
+        wrongCodeLimit(settings, address: address.value)
+    }
+
     static func address(_ text: String) throws -> EmailAddress {
         do { return try EmailAddress(text) } catch { throw LanyardError.invalidRequest(field: "email", error.message) }
     }
@@ -163,18 +184,45 @@ public struct EmailFlows: Sendable {
         return try await finish(flow, caller: caller, client: client)
     }
 
-    /// GoTrue's `POST /auth/v1/verify`: the code for the newest open flow of the address that no device holds a
-    /// secret for (GoTrue's own, an operator's recovery).
-    public func verifyForGoTrue(email: String, code: String, client: ClientInfo) async throws -> Outcome {
+    /// GoTrue's `POST /auth/v1/verify`: the code of the address's newest open GoTrue flow or of its newest
+    /// operator's recovery flow (`type: "recovery"` tries that one first). The two are kept apart, so a later `otp`
+    /// never supersedes a recovery code.
+    public func verifyForGoTrue(email: String, code: String, recovery: Bool, client: ClientInfo) async throws -> Outcome {
+        try await verifyWithoutSecret(email: email, code: code, origins: recovery ? [.recovery, .gotrue] : [.gotrue, .recovery],
+                                      client: client)
+    }
+
+    /// `POST /v1/auth/email/recover`: an operator's recovery code (no device holds that flow's secret, so the
+    /// address and the code are the proof), whatever codes were asked for since.
+    public func recover(_ request: EmailRecoverRequest, client: ClientInfo) async throws -> IssuedSession {
+        guard case .session(let session) = try await verifyWithoutSecret(email: request.email, code: request.code,
+                                                                          origins: [.recovery], client: client) else {
+            throw LanyardError.internalError
+        }
+        return session
+    }
+
+    /// The code against the newest open flow of each origin in turn; a wrong code counts against the first.
+    private func verifyWithoutSecret(email: String, code: String, origins: [Origin], client: ClientInfo) async throws -> Outcome {
         let address = try Self.address(email)
         let now = dependencies.clock.now()
-        let flow = try await dependencies.database.read { connection in
-            try await EmailFlowStore(connection).newestWithoutSecret(address: address.value,
-                                                                     origins: [Origin.gotrue.rawValue, Origin.recovery.rawValue], at: now)
+        let flows = try await dependencies.database.read { connection in
+            var flows: [EmailFlowRecord] = []
+            for origin in origins {
+                if let flow = try await EmailFlowStore(connection).newestWithoutSecret(address: address.value,
+                                                                                    origins: [origin.rawValue], at: now) {
+                    flows.append(flow)
+                }
+            }
+            return flows
         }
-        guard let flow else { throw LanyardError.invalidCode(reason: "expired", attemptsLeft: 0) }
-        try await checkCode(code, of: flow)
-        return try await finish(flow, caller: nil, client: client)
+        guard let first = flows.first else { throw LanyardError.invalidCode(reason: "expired", attemptsLeft: 0) }
+        try await requireWrongCodesLeft(address.value)
+        if let proven = flows.first(where: { isOpen($0) && codeMatches(code, $0) }) {
+            return try await finish(proven, caller: nil, client: client)
+        }
+        try await checkCode(code, of: first)
+        throw LanyardError.invalidCode(reason: "wrong_code", attemptsLeft: 0)
     }
 
     /// `POST /v1/auth/email/complete`: once the link was confirmed; waits up to `wait` seconds (30 at most) for it.
@@ -185,6 +233,10 @@ public struct EmailFlows: Sendable {
         while flow.confirmedAt == nil {
             if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) {
                 throw EmailFlowRules.error(for: reason, flow)
+            }
+            // A wrong number on the link's page ended the link: the device stops waiting and asks for the code.
+            if flow.linkEndedAt != nil {
+                throw LanyardError.invalidCode(reason: "link_ended", attemptsLeft: max(0, EmailFlowRules.maxWrongCodes - flow.wrongCodes))
             }
             guard ContinuousClock.now < deadline else { throw LanyardError.emailNotConfirmed }
             try await Task.sleep(for: .milliseconds(250))
@@ -205,18 +257,41 @@ public struct EmailFlows: Sendable {
         return found
     }
 
-    /// A wrong code counts against the flow (five and it is dead); a right one is checked before any write.
+    /// A wrong code counts against the flow (five and it is dead) and against its address's hour; a right one is
+    /// checked before any write. Past the address's limit no code is checked at all.
     private func checkCode(_ typed: String, of flow: EmailFlowRecord) async throws {
         if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) {
             throw EmailFlowRules.error(for: reason, flow)
         }
-        let presented = EmailFlowRules.normalizedCode(typed).map { dependencies.emailSecrets.codeHash(flowID: flow.id, code: $0) }
-        if let presented, EmailSecrets.matches(presented, flow.codeHash) { return }
+        try await requireWrongCodesLeft(flow.address)
+        if codeMatches(typed, flow) { return }
+        let now = dependencies.clock.now()
+        let limit = Self.wrongCodeLimit(dependencies.email, address: flow.address)
         let counted = try await dependencies.database.transaction { connection in
-            try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
+            let counters = EmailLimitStore(connection)
+            try await counters.save(key: limit.key, limit.rule.counting(try await counters.lock(key: limit.key), at: now))
+            return try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
         }
         guard let counted else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
         throw EmailFlowRules.wrongCode(after: counted)
+    }
+
+    private func isOpen(_ flow: EmailFlowRecord) -> Bool {
+        EmailFlowRules.refusal(flow, at: dependencies.clock.now()) == nil
+    }
+
+    private func codeMatches(_ typed: String, _ flow: EmailFlowRecord) -> Bool {
+        guard let code = EmailFlowRules.normalizedCode(typed) else { return false }
+        return EmailSecrets.matches(dependencies.emailSecrets.codeHash(flowID: flow.id, code: code), flow.codeHash)
+    }
+
+    /// `RATE_LIMITED` while the address has used up its wrong codes for the hour.
+    private func requireWrongCodesLeft(_ address: String) async throws {
+        let limit = Self.wrongCodeLimit(dependencies.email, address: address)
+        let counter = try await dependencies.database.read { try await EmailLimitStore($0).find(key: limit.key) }
+        if let wait = limit.rule.exhausted(counter, at: dependencies.clock.now()) {
+            throw LanyardError.rateLimited(retryAfter: wait.seconds)
+        }
     }
 
     /// A merge's proof of the other account (reference section 15): the code of a sign-in flow this device

@@ -2,9 +2,10 @@ import Foundation
 import LanyardStore
 import LanyardSupport
 
-/// The page a mail's link opens (`/e/{token}`, reference section 18). Looking at it changes nothing (mail
-/// scanners open links); confirming it needs the number shown on the device that asked, picked out of three, and
-/// only lets that device finish: the browser gets no session.
+/// The page a mail's link opens (`/e/{token}`, reference sections 18 and 25). Looking at it changes nothing (mail
+/// scanners open links); confirming it needs the number the device that asked shows, typed in, and only lets that
+/// device finish: the browser gets no session. Each link takes one number: a wrong one ends the link (the code in
+/// the mail keeps its own tries), so neither a guess nor a scanner pressing every button can confirm it.
 public struct EmailLinks: Sendable {
     let dependencies: CoreDependencies
 
@@ -14,47 +15,77 @@ public struct EmailLinks: Sendable {
 
     /// What the page shows.
     public enum View: Sendable, Equatable {
-        /// "Sign in on the device that asked at …?": the numbers to pick from and what is known of that device.
-        case confirm(choices: [Int], intent: String, requestedAt: Date, clientIP: String?, userAgent: String?)
-        /// The link can no longer be used: `used`, `expired`, `flow_dead`, `undeliverable`, or `unknown`.
+        /// "Sign in on the device that asked at …?": what is known of that device, and where a confirmed browser
+        /// goes (the page's policy must allow it).
+        case confirm(Request)
+        /// The link can no longer be used: `used`, `expired`, `flow_dead`, `undeliverable`, `link_ended` or
+        /// `unknown`.
         case unusable(reason: String)
     }
 
-    /// After a pick.
+    /// The flow as its confirm page describes it.
+    public struct Request: Sendable, Equatable {
+        public var intent: String
+        public var requestedAt: Date
+        public var clientIP: String?
+        public var userAgent: String?
+        public var redirectTo: String?
+    }
+
+    /// After a number was typed.
     public enum Confirmation: Sendable, Equatable {
         /// Confirmed; the browser goes to the flow's `redirect_to` with `?flow_id=`, or is told to return to its device.
         case confirmed(redirect: String?)
-        /// Not the number the device shows; `attemptsLeft` picks (or codes) remain.
-        case wrongNumber(attemptsLeft: Int)
+        /// Nothing readable as a number was sent (an empty or malformed form): nothing changed.
+        case unreadable(Request)
+        /// Not the number the device shows: the link is ended; the code in the mail still works.
+        case linkEnded
         case unusable(reason: String)
     }
 
     public func view(token: String) async throws -> View {
         guard let flow = try await flow(token: token) else { return .unusable(reason: "unknown") }
-        if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) { return .unusable(reason: reason) }
-        if flow.confirmedAt != nil { return .unusable(reason: "used") }
-        return .confirm(choices: dependencies.emailSecrets.choices(flowID: flow.id, match: flow.match), intent: flow.intent,
-                        requestedAt: flow.createdAt, clientIP: flow.clientIP, userAgent: flow.userAgent)
+        if let reason = Self.refusal(flow, at: dependencies.clock.now()) { return .unusable(reason: reason) }
+        return .confirm(Self.request(flow))
     }
 
-    public func confirm(token: String, picked: Int?) async throws -> Confirmation {
+    public func confirm(token: String, typed: String?) async throws -> Confirmation {
         guard let flow = try await flow(token: token) else { return .unusable(reason: "unknown") }
         let now = dependencies.clock.now()
-        if let reason = EmailFlowRules.refusal(flow, at: now) { return .unusable(reason: reason) }
-        guard picked == flow.match else {
-            // A wrong pick counts like a wrong code: guessing one in three cannot be repeated.
-            let counted = try await dependencies.database.transaction { connection in
-                try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
+        if let reason = Self.refusal(flow, at: now) { return .unusable(reason: reason) }
+        guard let number = typed.flatMap(EmailFlowRules.typedMatch) else { return .unreadable(Self.request(flow)) }
+        guard number == flow.match else {
+            let ended = try await dependencies.database.transaction { connection in
+                try await EmailFlowStore(connection).endLink(id: flow.id, at: now)
             }
-            guard let counted else { return .unusable(reason: "used") }
-            let left = max(0, EmailFlowRules.maxWrongCodes - counted)
-            return left == 0 ? .unusable(reason: "flow_dead") : .wrongNumber(attemptsLeft: left)
+            // Another request confirmed or ended it first: say what it is now.
+            return ended ? .linkEnded : try await settled(token: token)
         }
         let confirmed = try await dependencies.database.transaction { connection in
             try await EmailFlowStore(connection).confirm(id: flow.id, at: now)
         }
-        guard confirmed || flow.confirmedAt != nil else { return .unusable(reason: "used") }
+        guard confirmed else { return try await settled(token: token) }
         return .confirmed(redirect: flow.redirectTo.map { Self.redirect($0, flowID: flow.id) })
+    }
+
+    /// The link's state after a racing request changed it.
+    private func settled(token: String) async throws -> Confirmation {
+        if case .unusable(let reason) = try await view(token: token) { return .unusable(reason: reason) }
+        return .unusable(reason: "used")
+    }
+
+    /// Why the link's page cannot confirm this flow, or nil while it can: the flow's own refusal, then a link that
+    /// was confirmed (`used`) or ended by a wrong number (`link_ended`).
+    static func refusal(_ flow: EmailFlowRecord, at now: Date) -> String? {
+        if let reason = EmailFlowRules.refusal(flow, at: now) { return reason }
+        if flow.confirmedAt != nil { return "used" }
+        if flow.linkEndedAt != nil { return "link_ended" }
+        return nil
+    }
+
+    static func request(_ flow: EmailFlowRecord) -> Request {
+        Request(intent: flow.intent, requestedAt: flow.createdAt, clientIP: flow.clientIP, userAgent: flow.userAgent,
+                redirectTo: flow.redirectTo)
     }
 
     private func flow(token: String) async throws -> EmailFlowRecord? {

@@ -30,23 +30,6 @@ struct EmailSecrets: Sendable {
         return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// The confirm page's three numbers for a flow: its match and two others, in an order fixed by the flow (a
-    /// reload shows the same page).
-    func choices(flowID: String, match: Int) -> [Int] {
-        let seed = Array(HMAC<SHA256>.authenticationCode(for: Data(("choices\n" + flowID).utf8), using: hashKey))
-        var numbers = [match]
-        var index = 0
-        while numbers.count < 3 {
-            let candidate = 10 + Int(seed[index % seed.count]) % 90
-            if !numbers.contains(candidate) { numbers.append(candidate) }
-            index += 1
-            if index > 64 { numbers.append(numbers.last! == 99 ? 10 : numbers.last! + 1) }
-        }
-        let position = Int(seed[31]) % 3
-        numbers.swapAt(0, position)
-        return numbers
-    }
-
     func seal(_ content: MailContent) throws -> [UInt8] {
         try masterKey.seal(try JSONEncoder().encode(content))
     }

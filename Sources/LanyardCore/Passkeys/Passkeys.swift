@@ -218,23 +218,8 @@ public struct Passkeys: Sendable {
     /// `DELETE /v1/users/me/passkeys/{id}` (recent sign-in; never the account's last way in), and an operator's
     /// removal (`actor` set: no recency, audited with the operator).
     public func remove(id: String, userID: String, caller: Caller?, actor: String?, client: ClientInfo) async throws -> LinkResponse {
-        if let caller { try Authenticator(dependencies).requireRecentSignIn(caller) }
-        let dependencies = self.dependencies
-        return try await dependencies.database.transaction { connection in
-            guard let (_, owned) = try await UserStore(connection).findWithIdentitiesForUpdate(id: userID) else {
-                throw caller == nil ? LanyardError.notFound("No such user") : LanyardError.unauthorized("This account no longer exists")
-            }
-            guard owned.contains(where: { $0.id == id && $0.provider == LanyardProviders.Provider.passkey.rawValue }) else {
-                throw LanyardError.notFound("This account has no passkey \(id)")
-            }
-            guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
-            try await IdentityStore(connection).delete(id: id)
-            var details = ["provider": LanyardProviders.Provider.passkey.rawValue, "passkey_id": id]
-            if let actor { details["actor"] = actor }
-            try await dependencies.audit(connection, at: dependencies.clock.now(), clientIP: client.ip)
-                .write(.identityUnlinked, userID: userID, sessionID: caller?.sessionID, details: details)
-            return LinkResponse(remaining: owned.filter { $0.id != id }, message: "Passkey removed")
-        }
+        try await Linking(dependencies).unlink(identityID: id, userID: userID, caller: caller, actor: actor, client: client,
+                                               onlyProvider: .passkey)
     }
 
     static func view(_ record: PasskeyRecord) -> Passkey {

@@ -21,6 +21,17 @@ public struct ProviderKey: Sendable {
     }
 
     public var kid: String? { jwk.kid }
+
+    /// Whether this key can check a signature made with `algorithm` (`RS256` or `ES256`): its type fits, and what
+    /// it declares of its algorithm and use allows it.
+    public func fits(_ algorithm: String) -> Bool {
+        guard jwk.alg == nil || jwk.alg == algorithm, jwk.use == nil || jwk.use == "sig" else { return false }
+        switch algorithm {
+        case "RS256": return rsa != nil
+        case "ES256": return p256 != nil
+        default: return false
+        }
+    }
 }
 
 /// Provider signing keys per JWKS URL: cached for the provider's `max-age`, refetched at most once a minute
@@ -31,6 +42,8 @@ public struct ProviderKey: Sendable {
 public final class JWKSCache: Sendable {
     struct Entry {
         var keys: [String: ProviderKey]
+        /// Every key of the set, those without a `kid` too, in the set's order.
+        var all: [ProviderKey]
         var freshUntil: Date
         var fetchedAt: Date
     }
@@ -119,6 +132,36 @@ public final class JWKSCache: Sendable {
         return key
     }
 
+    /// For a token that names no `kid` (RFC 7515 allows it; one-key issuers omit it): the one key of the set at
+    /// `url` that fits `algorithm`, fetching the set when none is cached. Refused as `no_kid` when none or several
+    /// fit: a key is never guessed.
+    public func onlyKey(fitting algorithm: String, url: String, provider: Provider?) async throws -> ProviderKey {
+        let now = clock.now()
+        let lookup = state.withLock { state -> Lookup? in
+            if let entry = state.entries[url] {
+                if entry.freshUntil <= now, Self.canAttempt(url, now: now, in: state, every: Self.staleRefetchInterval) {
+                    _ = self.startFetch(url, in: &state, now: now)
+                }
+                return nil
+            }
+            if !Self.canAttempt(url, now: now, in: state, every: Self.retryWithoutKeysInterval), state.inFlight[url] == nil {
+                return .failed(ProviderUnavailableError(provider: provider, underlying: "the last fetch failed moments ago"))
+            }
+            return .fetching(self.startFetch(url, in: &state, now: now))
+        }
+        switch lookup {
+        case .failed(let error): throw error
+        case .fetching(let task):
+            do { try await task.value } catch {
+                throw ProviderUnavailableError(provider: provider, underlying: String(describing: error))
+            }
+        case .found, nil: break
+        }
+        let fitting = state.withLock { $0.entries[url]?.all.filter { $0.fits(algorithm) } } ?? []
+        guard fitting.count == 1, let key = fitting.first else { throw ProviderTokenError(.noKeyID) }
+        return key
+    }
+
     private static func canAttempt(_ url: String, now: Date, in state: State, every interval: TimeInterval) -> Bool {
         guard let last = state.lastAttempt[url] else { return true }
         return now.timeIntervalSince(last) >= interval
@@ -145,12 +188,13 @@ public final class JWKSCache: Sendable {
                 throw error
             }
             let maxAge = min(fetched.maxAge ?? Self.defaultMaxAge, Self.maximumMaxAge)
+            let all = fetched.keys.keys.prefix(Self.maximumKeysPerSet).map(ProviderKey.init)
             var keys: [String: ProviderKey] = [:]
-            for key in fetched.keys.keys.prefix(Self.maximumKeysPerSet) {
-                if let kid = key.kid { keys[kid] = ProviderKey(key) }
+            for key in all {
+                if let kid = key.kid { keys[kid] = key }
             }
             let fetchedAt = clock.now()
-            let entry = Entry(keys: keys, freshUntil: fetchedAt.addingTimeInterval(maxAge), fetchedAt: fetchedAt)
+            let entry = Entry(keys: keys, all: all, freshUntil: fetchedAt.addingTimeInterval(maxAge), fetchedAt: fetchedAt)
             self.state.withLock {
                 $0.entries[url] = entry
                 $0.lastError[url] = nil

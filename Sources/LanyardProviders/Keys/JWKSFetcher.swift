@@ -41,7 +41,9 @@ public struct HTTPJWKSFetcher: JWKSFetching {
             guard let jwksURI = JSONParser.parseObject(document)?["jwks_uri"]?.stringValue else {
                 throw JWKSFetchError("the discovery document names no jwks_uri")
             }
-            guard OIDCProviderConfiguration.isSecureOrLocal(jwksURI) else {
+            // http only where the issuer itself is on this machine: a document from elsewhere cannot send the
+            // fetch to a service on the server's own loopback.
+            guard Self.mayServeKeys(jwksURI, describedBy: url) else {
                 throw JWKSFetchError("the discovery document's jwks_uri is not https: \(jwksURI)")
             }
             keysURL = jwksURI
@@ -57,15 +59,47 @@ public struct HTTPJWKSFetcher: JWKSFetching {
     /// How an OpenID Connect discovery document's URL ends; such a URL is followed to its `jwks_uri`.
     public static let discoverySuffix = "/.well-known/openid-configuration"
 
+    /// Whether a discovery document at `discovery` may name `jwksURI`: https, or http when both are on loopback.
+    static func mayServeKeys(_ jwksURI: String, describedBy discovery: String) -> Bool {
+        guard let keys = URL(string: jwksURI), keys.host != nil else { return false }
+        if keys.scheme == "https" { return true }
+        return keys.scheme == "http" && OIDCProviderConfiguration.isSecureOrLocal(jwksURI)
+            && URL(string: discovery).map { $0.scheme == "http" && OIDCProviderConfiguration.isLoopback($0.host ?? "") } == true
+    }
+
+    /// Where a redirect from `url` may lead: the same scheme, host and port only (keys come only from where they
+    /// were configured), at most `maximumRedirects` times.
+    static func redirectTarget(_ location: String, from url: String) -> String? {
+        guard let base = URL(string: url), let target = URL(string: location, relativeTo: base)?.absoluteURL,
+              target.scheme == base.scheme, target.host == base.host, target.port == base.port else { return nil }
+        return target.absoluteString
+    }
+
+    static let maximumRedirects = 3
+
     private func get(_ url: String, deadline: NIODeadline) async throws -> ([UInt8], HTTPHeaders) {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        let response = try await client.execute(request, deadline: deadline)
+        var url = url
+        var response: HTTPClientResponse
+        var redirects = 0
+        while true {
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Accept", value: "application/json")
+            // The client follows no redirect itself (`LanyardRuntime`): each is checked here.
+            response = try await client.execute(request, deadline: deadline)
+            guard [301, 302, 303, 307, 308].contains(response.status.code) else { break }
+            guard redirects < Self.maximumRedirects, let location = response.headers["Location"].first,
+                  let next = Self.redirectTarget(location, from: url) else {
+                throw JWKSFetchError("HTTP \(response.status.code) from \(url) redirects elsewhere; keys are fetched only from the configured scheme and host")
+            }
+            redirects += 1
+            url = next
+        }
         guard response.status == .ok else {
             throw JWKSFetchError("HTTP \(response.status.code) from \(url)")
         }
+        let answer = response
         let body = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
-            group.addTask { try await response.body.collect(upTo: 1 << 20) }
+            group.addTask { try await answer.body.collect(upTo: 1 << 20) }
             group.addTask {
                 try await Task.sleep(for: .nanoseconds(max(0, (deadline - .now()).nanoseconds)))
                 throw JWKSFetchError("no complete answer within the timeout")
@@ -73,7 +107,7 @@ public struct HTTPJWKSFetcher: JWKSFetching {
             defer { group.cancelAll() }
             return try await group.next()!
         }
-        return (Array(body.readableBytesView), response.headers)
+        return (Array(body.readableBytesView), answer.headers)
     }
 
     /// The `max-age` directive of a `Cache-Control` value, in seconds.

@@ -53,9 +53,13 @@ public struct IDTokenVerifier: Sendable {
         guard let jws = CompactJWS(token) else { throw ProviderTokenError(.malformed) }
         guard let algorithm = jws.algorithm, Self.algorithms.contains(algorithm) else { throw ProviderTokenError(.algorithm) }
         guard !Self.keyReferences.contains(where: { jws.header[$0] != nil }) else { throw ProviderTokenError(.keyReference) }
-        guard let kid = jws.keyID else { throw ProviderTokenError(.unknownKey) }
-
-        let key = try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
+        let key = if let kid = jws.keyID {
+            try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
+        } else {
+            // A one-key issuer may leave `kid` out (RFC 7515): the one key that fits the algorithm, as JOSE
+            // libraries do, or `no_kid`.
+            try await keys.onlyKey(fitting: algorithm, url: settings.jwksURL, provider: settings.provider)
+        }
         // The key decides the algorithm too: an RSA key never checks an ES256 signature, nor the other way round.
         if let declared = key.jwk.alg, declared != algorithm { throw ProviderTokenError(.algorithm) }
         let valid: Bool
@@ -133,11 +137,14 @@ public struct IDTokenVerifier: Sendable {
         guard ![subject, email, name].contains(where: { $0?.containsNUL ?? false }) else {
             throw ProviderTokenError(.malformed)
         }
+        // Microsoft's `email` is whatever a tenant's administrator typed, whatever the token claims of it: never
+        // stored as verified (reference section 25).
+        let emailVerified = if case .microsoft = settings.issuer { false } else { claims["email_verified"]?.lenientBool ?? false }
         return VerifiedIdentity(
             provider: settings.provider,
             subject: subject,
             email: email,
-            emailVerified: claims["email_verified"]?.lenientBool ?? false,
+            emailVerified: emailVerified,
             isPrivateEmail: claims["is_private_email"]?.lenientBool ?? false,
             name: name,
             audience: audience)

@@ -130,13 +130,13 @@ struct GoTrueRoutes {
     @Sendable func unlinkIdentity(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let identityID = context.identifier("identity_id")
-        let account = try await AccountDetails.load(userID: caller.userID, api.dependencies)
-        guard let identity = account.identities.first(where: { $0.id == identityID }) else {
+        do {
+            // Every kind of identity (an email address, each passkey) unlinks by its id, as in GoTrue.
+            _ = try await Linking(api.dependencies).unlink(identityID: identityID, userID: caller.userID, caller: caller,
+                                                           actor: nil, client: api.client(request, context))
+        } catch let error as LanyardError where error.code == .notFound {
             throw GoTrueError(status: 404, code: "identity_not_found", message: "Identity doesn't exist")
         }
-        let provider = try api.dependencies.providerTokens.provider(named: identity.provider)
-        _ = try await Linking(api.dependencies).unlink(provider: provider, caller: caller,
-                                                       client: api.client(request, context))
         return try JSONResponse.make([String: String]())
     }
 
@@ -146,14 +146,24 @@ struct GoTrueRoutes {
         if body.phone != nil, body.email == nil { throw GoTrueError.phoneDisabled }
         guard let email = body.email else { throw LanyardError.invalidRequest(field: "email", "email is required") }
         guard api.dependencies.offersEmail else { throw GoTrueError.emailDisabled }
-        try await EmailFlows(api.dependencies).startForGoTrue(email: email, createUser: body.createUser,
-                                                              client: api.client(request, context))
+        do {
+            try await EmailFlows(api.dependencies).startForGoTrue(email: email, createUser: body.createUser,
+                                                                  client: api.client(request, context))
+        } catch let error as LanyardError where error.code == .rateLimited {
+            // GoTrue's own name for a mail limit, which Supabase's clients show as such.
+            throw GoTrueError(status: 429, code: "over_email_send_rate_limit", message: error.message,
+                              retryAfter: error.retryAfter)
+        } catch let error as LanyardError where error.code == .notFound {
+            // `create_user: false` for an address without an account: GoTrue sends nothing and says so.
+            throw GoTrueError(status: 422, code: "otp_disabled", message: "Signups not allowed for otp")
+        }
         return try JSONResponse.make([String: String]())
     }
 
     @Sendable func verifyOTP(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(GoTrueVerifyBody.self, from: request)
         let outcome = try await EmailFlows(api.dependencies).verifyForGoTrue(email: body.email, code: body.token,
+                                                                             recovery: body.type == "recovery",
                                                                              client: api.client(request, context))
         guard case .session(let session) = outcome else { throw LanyardError.internalError }
         return try await respond(session)

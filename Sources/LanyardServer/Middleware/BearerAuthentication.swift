@@ -18,7 +18,8 @@ struct BearerAuthentication: RouterMiddleware {
         /// As `required`, with the caller's account read in the same query (`context.account`).
         case requiredReadingAccount
         /// A bearer is optional; one that is sent must be valid, and a guest's session ended by its merge still
-        /// counts (sign-in's guest, so a retried sign-in lands where the first one did).
+        /// counts (sign-in's guest, so a retried sign-in lands where the first one did). A token of an account
+        /// absorbed by a full merge is `ACCOUNT_MERGED` here as on every route.
         case optionalAllowingMerged
     }
 
@@ -42,7 +43,14 @@ struct BearerAuthentication: RouterMiddleware {
             (context.caller, context.account) = try await authenticator.authenticateReadingAccount(bearer: token)
         case .optionalAllowingMerged:
             // An invalid bearer is refused rather than ignored: the app believes it holds a guest session.
-            if let token { context.caller = try await authenticator.authenticateAllowingMerged(bearer: token) }
+            if let token {
+                let caller = try await authenticator.authenticateAllowingMerged(bearer: token)
+                if caller.mergedInto != nil, case let ended = try await authenticator.endedByMerge(caller),
+                   ended.code == .accountMerged {
+                    throw ended
+                }
+                context.caller = caller
+            }
         }
         return try await next(request, context)
     }

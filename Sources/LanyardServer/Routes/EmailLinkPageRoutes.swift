@@ -3,10 +3,11 @@ import Hummingbird
 import LanyardCore
 import LanyardSupport
 
-/// `/e/{token}`: the page a mail's link opens (reference section 18). `GET` only shows it (mail scanners open
-/// links, so it changes nothing); `POST` confirms with the number picked, which lets the device that asked finish.
-/// The browser never gets a session: it is sent to the flow's `redirect_to` with `?flow_id=`, or told to return
-/// to its device.
+/// `/e/{token}`: the page a mail's link opens (reference sections 18 and 25). `GET` only shows it (mail scanners open
+/// links, so it changes nothing); `POST` confirms with the number the asking device shows, typed in, which lets
+/// that device finish. One number per link: a wrong one ends the link (the mail's code still works); an empty or
+/// unreadable form changes nothing. The browser never gets a session: it is sent to the flow's `redirect_to` with
+/// `?flow_id=`, or told to return to its device.
 struct EmailLinkPageRoutes {
     let api: APIContext
 
@@ -15,75 +16,71 @@ struct EmailLinkPageRoutes {
         router.group("e").add(middleware: RateLimit(api, .signIn, per: .clientIP)).post(":token", use: confirm)
     }
 
-    /// A form and no script; nothing from elsewhere; never framed (a page that confirms must not be clickjacked).
-    static let policy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-
     @Sendable func show(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let token = context.parameters.get("token") ?? ""
+        let token = try context.parameters.require("token")
         switch try await EmailLinks(api.dependencies).view(token: token) {
-        case .confirm(let choices, let intent, let requestedAt, let clientIP, let userAgent):
-            return Self.page(status: .ok, title: "Is this you?", body: Self.form(
-                token: token, choices: choices, intent: intent, requestedAt: requestedAt, clientIP: clientIP,
-                userAgent: userAgent, notice: nil))
+        case .confirm(let asked):
+            return page(status: .ok, title: "Is this you?", body: form(token: token, asked, notice: nil),
+                        redirectTo: asked.redirectTo)
         case .unusable(let reason):
-            return Self.unusable(reason)
+            return unusable(reason)
         }
     }
 
     @Sendable func confirm(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let token = context.parameters.get("token") ?? ""
+        let token = try context.parameters.require("token")
         let form = try await request.body.collect(upTo: 1024)
-        let picked = Self.formValue("match", in: String(buffer: form)).flatMap { Int($0) }
-        let links = EmailLinks(api.dependencies)
-        switch try await links.confirm(token: token, picked: picked) {
+        let typed = Self.formValue("match", in: String(buffer: form))
+        switch try await EmailLinks(api.dependencies).confirm(token: token, typed: typed) {
         case .confirmed(let redirect):
             if let redirect {
                 return Response(status: .seeOther, headers: [.location: redirect, .cacheControl: "no-store"])
             }
-            return Self.page(status: .ok, title: "Return to your other device", body: """
+            return page(status: .ok, title: "Return to your other device", body: """
                 <h1>Done. Return to your other device</h1>\
-                <p>The device that asked to sign in can continue now. You can close this page.</p>
+                <p>The device that asked can continue now. You can close this page.</p>
                 """)
-        case .wrongNumber(let left):
-            guard case .confirm(let choices, let intent, let requestedAt, let clientIP, let userAgent) =
-                    try await links.view(token: token) else { return Self.unusable("flow_dead") }
-            return Self.page(status: .unprocessableContent, title: "Is this you?", body: Self.form(
-                token: token, choices: choices, intent: intent, requestedAt: requestedAt, clientIP: clientIP,
-                userAgent: userAgent, notice: """
-                    That is not the number on the device that asked. If you did not ask to sign in, close this page: \
-                    nothing happens. \(left) \(left == 1 ? "try" : "tries") left.
-                    """))
+        case .unreadable(let asked):
+            return page(status: .unprocessableContent, title: "Is this you?", body: self.form(
+                token: token, asked, notice: "Type the two-digit number the device that asked shows."),
+                redirectTo: asked.redirectTo)
+        case .linkEnded:
+            return page(status: .gone, title: "Link ended", body: """
+                <h1>That is not the number</h1>\
+                <p>This link no longer works. If you asked to sign in, type the 6-digit code from the mail on your \
+                device, or start again there. If you did not ask, nothing happens: you can close this page.</p>
+                """)
         case .unusable(let reason):
-            return Self.unusable(reason)
+            return unusable(reason)
         }
     }
 
-    static func form(token: String, choices: [Int], intent: String, requestedAt: Date, clientIP: String?,
-                     userAgent: String?, notice: String?) -> String {
-        let action = switch intent {
+    func form(token: String, _ asked: EmailLinks.Request, notice: String?) -> String {
+        let action = switch asked.intent {
         case "link": "add this email address to an account"
         case "reauthenticate": "confirm it's them"
         default: "sign in"
         }
-        let device = [userAgent.map { "on \(HTML.escape(String($0.prefix(120))))" }, clientIP.map { "from \(HTML.escape($0))" }]
-            .compactMap { $0 }.joined(separator: " ")
-        let buttons = choices.map {
-            "<button name=\"match\" value=\"\($0)\" type=\"submit\">\($0)</button>"
-        }.joined()
+        let device = DeviceNames.describe(userAgent: asked.userAgent).map { "(\(HTML.escape($0))) " } ?? ""
+        let when = DeviceNames.describe(time: asked.requestedAt, now: api.dependencies.clock.now())
         return """
             <h1>Is this you?</h1>\
-            <p>A device asked to \(action) with this address at \(Timestamps.format(requestedAt)) UTC\(device.isEmpty ? "" : " " + device).</p>\
+            <p>A device \(device)asked to \(action) with this address \(HTML.escape(when)).</p>\
             \(notice.map { "<p class=\"notice\">\(HTML.escape($0))</p>" } ?? "")\
-            <p>Pick the number that device shows. If you did not ask, close this page: nothing happens.</p>\
-            <form method="post" action="/e/\(HTML.escape(token))">\(buttons)</form>
+            <form method="post" action="/e/\(HTML.escape(token))">\
+            <label for="match">Type the number that device shows</label>\
+            <input id="match" name="match" inputmode="numeric" pattern="[0-9]{2}" maxlength="2" autocomplete="off" \
+            required autofocus><button type="submit">Confirm</button></form>\
+            <p>If you did not ask, close this page: nothing happens.</p>
             """
     }
 
-    static func unusable(_ reason: String) -> Response {
+    func unusable(_ reason: String) -> Response {
         let text = switch reason {
         case "expired": "This link has expired. Ask for a new one on your device."
         case "used": "This link was already used."
-        case "flow_dead": "Too many wrong numbers were picked; this link no longer works. Ask for a new one."
+        case "flow_dead": "Too many wrong codes were typed; this link no longer works. Ask for a new one."
+        case "link_ended": "A wrong number was typed on this page; the link no longer works. Use the code from the mail or ask for a new one."
         case "undeliverable": "This link no longer works. Ask for a new one."
         default: "This link is not valid. Check that you opened the whole link from the mail."
         }
@@ -91,17 +88,36 @@ struct EmailLinkPageRoutes {
                     body: "<h1>This link cannot be used</h1><p>\(text)</p>")
     }
 
-    static func page(status: HTTPResponse.Status, title: String, body: String) -> Response {
+    /// A form and no script; nothing from elsewhere; never framed (a page that confirms must not be clickjacked).
+    /// The form may post only here, and the answer may send the browser on only to the flow's `redirect_to`.
+    static func policy(redirectTo: String?) -> String {
+        let targets = ["'self'"] + (redirectTo.flatMap(formActionSource).map { [$0] } ?? [])
+        return "default-src 'none'; style-src 'unsafe-inline'; form-action \(targets.joined(separator: " ")); frame-ancestors 'none'"
+    }
+
+    /// The CSP source that lets a form's redirect reach `url`: its origin for http(s), its scheme for an app's own
+    /// (`myapp:`); nil when it cannot be written safely (the URL comes from configuration, never from a request).
+    static func formActionSource(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        guard scheme == "http" || scheme == "https" else { return scheme + ":" }
+        guard let host = components.host, !host.isEmpty,
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) }) else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    func page(status: HTTPResponse.Status, title: String, body: String, redirectTo: String? = nil) -> Response {
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8">\
             <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">\
             <title>\(title)</title>\
             <style>body{font:17px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1d2330}\
-            button{font-size:2rem;padding:.5rem 1.5rem;margin:.5rem;border-radius:.5rem;border:1px solid #8893a8;background:#fff}\
+            label{display:block;margin:1rem 0 .5rem}input{font-size:2rem;width:4ch;padding:.25rem .5rem;letter-spacing:.2em}\
+            button{font-size:1.25rem;padding:.5rem 1.5rem;margin:.5rem;border-radius:.5rem;border:1px solid #8893a8;background:#fff}\
             .notice{color:#9b1c1c}</style></head><body>\(body)</body></html>
             """
         return Response(status: status,
-                        headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: policy,
+                        headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: Self.policy(redirectTo: redirectTo),
                                   .cacheControl: "no-store", .init("Referrer-Policy")!: "no-referrer"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

@@ -20,6 +20,13 @@ extension EmailVerifyRequest: RequestBody {
     }
 }
 
+extension EmailRecoverRequest: RequestBody {
+    init(_ fields: BodyFields) throws {
+        self.init(email: try Field.nonEmpty(try fields.string("email"), "email", maximumLength: 320),
+                  code: try Field.nonEmpty(try fields.string("code"), "code", maximumLength: 32))
+    }
+}
+
 extension EmailCompleteRequest: RequestBody {
     init(_ fields: BodyFields) throws {
         let wait: Int? = try fields.optionalInteger("wait")

@@ -3,7 +3,8 @@ import LanyardCore
 import LanyardWire
 
 /// `/v1/auth/email/*`: the email identity's flow (reference section 18). `start` is limited per address, per
-/// client IP and per deployment inside the flow's own transaction; `verify` and `complete` by the sign-in limit.
+/// client IP and per deployment inside the flow's own transaction; `verify`, `complete` and `recover` (an operator's
+/// recovery code) by the sign-in limit.
 struct EmailRoutes {
     let api: APIContext
 
@@ -13,6 +14,7 @@ struct EmailRoutes {
         let finishing = email.group().add(middleware: RateLimit(api, .signIn, per: .clientIP))
         finishing.post("verify", use: verify)
         finishing.post("complete", use: complete)
+        finishing.post("recover", use: recover)
     }
 
     @Sendable func start(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -32,6 +34,11 @@ struct EmailRoutes {
         let body = try await JSONBody.decode(EmailCompleteRequest.self, from: request)
         return try Self.answer(try await EmailFlows(api.dependencies).complete(body, caller: context.caller,
                                                                               client: api.client(request, context)))
+    }
+
+    @Sendable func recover(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(EmailRecoverRequest.self, from: request)
+        return try JSONResponse.make(try await EmailFlows(api.dependencies).recover(body, client: api.client(request, context)))
     }
 
     static func answer(_ outcome: EmailFlows.Outcome) throws -> Response {

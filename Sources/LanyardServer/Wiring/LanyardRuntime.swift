@@ -58,13 +58,16 @@ public struct LanyardRuntime: Sendable {
             minter = TokenMinter(keys: keys, clock: clock)
             appleEmulator = AppleAccountEmulator(keys: keys, random: random, clock: clock)
         }
-        // A client of its own: provider key fetches never queue behind other traffic in a shared pool.
-        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        // A client of its own: provider key fetches never queue behind other traffic in a shared pool. It follows
+        // no redirect: key fetches check each one themselves (same scheme and host only), and webhooks and Apple's
+        // endpoints go exactly where they were configured.
+        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
         let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient,
                                                            timeout: .milliseconds(Int64(configuration.providerKeyFetchTimeout * 1000))),
                                   clock: clock, logger: logger)
         let providerTokens = ProviderTokens(verifier: IDTokenVerifier(keys: jwksCache, clock: clock),
-                                            settings: providerSettings(configuration))
+                                            settings: providerSettings(configuration), clock: clock, logger: logger)
         var dependencies = CoreDependencies(
             database: database, clock: clock, random: random,
             accessTokens: AccessTokens(keys: keyRing, issuer: issuer, ttl: configuration.accessTokenTTL, clock: clock,

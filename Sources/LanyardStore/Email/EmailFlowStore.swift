@@ -27,6 +27,8 @@ public struct EmailFlowRecord: Sendable, Equatable {
     public var confirmedAt: Date?
     public var usedAt: Date?
     public var undeliverableAt: Date?
+    /// When a wrong number typed on the link's page ended the link (the code still works).
+    public var linkEndedAt: Date?
 
     public init(id: String, address: String, intent: String, origin: String, secretHash: String?, codeHash: String,
                 linkHash: String?, match: Int, userID: String?, sessionID: String?, redirectTo: String?,
@@ -59,6 +61,7 @@ public struct EmailFlowRecord: Sendable, Equatable {
         confirmedAt = try row.optionalDate("confirmed_at")
         usedAt = try row.optionalDate("used_at")
         undeliverableAt = try row.optionalDate("undeliverable_at")
+        linkEndedAt = try row.optionalDate("link_ended_at")
     }
 }
 
@@ -119,10 +122,20 @@ public struct EmailFlowStore: Sendable {
             """, [.text(id), .date(date), .integer(Int64(maxWrongCodes))]) != nil
     }
 
+    /// A wrong number was typed on the link's page: the link ends (once, whoever races a right number). True when
+    /// this call ended it.
+    public func endLink(id: String, at date: Date) async throws -> Bool {
+        try await connection.first("""
+            UPDATE email_flows SET link_ended_at = $2
+            WHERE id = $1 AND link_ended_at IS NULL AND confirmed_at IS NULL AND used_at IS NULL RETURNING id
+            """, [.text(id), .date(date)]) != nil
+    }
+
     /// The link was confirmed in a browser: the device holding the secret may now finish.
     public func confirm(id: String, at date: Date) async throws -> Bool {
         try await connection.first("""
-            UPDATE email_flows SET confirmed_at = $2 WHERE id = $1 AND confirmed_at IS NULL AND used_at IS NULL RETURNING id
+            UPDATE email_flows SET confirmed_at = $2
+            WHERE id = $1 AND confirmed_at IS NULL AND used_at IS NULL AND link_ended_at IS NULL RETURNING id
             """, [.text(id), .date(date)]) != nil
     }
 

@@ -11,7 +11,7 @@ public struct EmailLimitCounter: Sendable, Equatable {
     }
 }
 
-/// `email_limits`: counters keyed `address:…`, `ip:…` and `all`, read locked and written back in the start's
+/// `email_limits`: counters keyed `address:…`, `ip:…`, `all` and `wrong:…` (wrong codes per address), read locked and written back in the start's
 /// transaction (SQLite's writes are serialized; PostgreSQL locks the row), so racing starts count one by one.
 public struct EmailLimitStore: Sendable {
     let connection: any DatabaseConnection
@@ -29,6 +29,14 @@ public struct EmailLimitStore: Sendable {
                                                    [.text(key)]) else { throw StoreError.unexpectedValue(column: "key") }
         return EmailLimitCounter(windowStart: try row.date("window_start"), count: Int(try row.integer("count")),
                                  lastAt: try row.date("last_at"))
+    }
+
+    /// The counter as it stands, without locking it; nil when it was never counted.
+    public func find(key: String) async throws -> EmailLimitCounter? {
+        try await connection.first("SELECT * FROM email_limits WHERE key = $1", [.text(key)]).map { row in
+            EmailLimitCounter(windowStart: try row.date("window_start"), count: Int(try row.integer("count")),
+                              lastAt: try row.date("last_at"))
+        }
     }
 
     public func save(key: String, _ counter: EmailLimitCounter) async throws {

@@ -504,6 +504,11 @@ public enum Migrations {
             """,
             "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
         ]),
+        // The link's confirm page takes one typed number (reference section 25): a wrong one ends the link, not the
+        // flow (its code keeps its own tries).
+        Migration(version: 15, name: "an email link answers one number", statements: [
+            "ALTER TABLE email_flows ADD COLUMN link_ended_at {int}",
+        ]),
     ]
 
     /// The statement as `dialect` runs it; nil when it is marked (`{sqlite}`, `{postgres}`) for the other one.

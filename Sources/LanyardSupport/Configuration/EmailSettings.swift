@@ -63,8 +63,14 @@ public struct EmailSettings: Sendable {
     public var ipPerHour = 30
     /// Per deployment, per hour (`LANYARD_EMAIL_MAX_PER_HOUR`): a bot cannot burn the sender's reputation.
     public var maxPerHour = 1_000
+    /// Wrong codes per address per hour across all its flows (`LANYARD_EMAIL_WRONG_CODES_PER_HOUR`): past it, the
+    /// address's codes are not checked and its starts are refused until the hour is over.
+    public var wrongCodesPerHour = 10
 
     public init() {}
+
+    /// Schemes a confirmed link never sends a browser to.
+    static let refusedRedirectSchemes: Set<String> = ["javascript", "data", "vbscript", "file", "ftp", "blob", "about", "filesystem"]
 
     /// The address part of `from` (`a@b` out of `Name <a@b>`), for `MAIL FROM` and `Message-ID`.
     public var fromAddress: String { Self.address(in: from) }
@@ -105,6 +111,12 @@ public struct EmailSettings: Sendable {
                   components.fragment == nil else {
                 throw ConfigurationError(variable: "LANYARD_EMAIL_REDIRECT_URLS", problem: "\(url) is not an absolute URL")
             }
+            // An app's own scheme or a web page; never a scheme that runs or reads something in the browser.
+            guard !Self.refusedRedirectSchemes.contains(scheme.lowercased()),
+                  !["http", "https"].contains(scheme.lowercased()) || components.host?.isEmpty == false else {
+                throw ConfigurationError(variable: "LANYARD_EMAIL_REDIRECT_URLS",
+                                         problem: "\(url): expected https://, http:// or an app's own scheme")
+            }
             return url
         }
         if let folder = reader.string("LANYARD_EMAIL_TEMPLATES") {
@@ -118,6 +130,8 @@ public struct EmailSettings: Sendable {
         settings.addressPerHour = try reader.integer("LANYARD_EMAIL_ADDRESS_PER_HOUR", in: 1...1_000) ?? settings.addressPerHour
         settings.ipPerHour = try reader.integer("LANYARD_EMAIL_IP_PER_HOUR", in: 1...1_000_000) ?? settings.ipPerHour
         settings.maxPerHour = try reader.integer("LANYARD_EMAIL_MAX_PER_HOUR", in: 1...10_000_000) ?? settings.maxPerHour
+        settings.wrongCodesPerHour = try reader.integer("LANYARD_EMAIL_WRONG_CODES_PER_HOUR", in: 1...1_000)
+            ?? settings.wrongCodesPerHour
         return settings
     }
 }

@@ -58,7 +58,7 @@ public struct PasskeySettings: Sendable, Equatable {
             if origin.hasPrefix("android:apk-key-hash:"), origin.count > 21 { return origin }
             guard let components = URLComponents(string: origin), let scheme = components.scheme, let host = components.host,
                   components.path.isEmpty, components.query == nil,
-                  scheme == "https" || scheme == "http" && OIDCProviderConfiguration.isLoopback(host) || host == "localhost"
+                  scheme == "https" || scheme == "http" && (OIDCProviderConfiguration.isLoopback(host) || host == "localhost")
             else {
                 throw ConfigurationError(variable: "LANYARD_WEBAUTHN_ORIGINS", problem: """
                     \(origin) is not https://host[:port] (http only for localhost) or android:apk-key-hash:…

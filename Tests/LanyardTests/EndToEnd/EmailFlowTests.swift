@@ -47,9 +47,11 @@ import Testing
         return try #require(mails.first, "no mail to \(address)")
     }
 
+    /// Mails queued in the outbox, whatever their state: the mailbox shows only those already handed over, and
+    /// "nothing was queued" must also count a mail the mailer has not reached yet.
     static func mailCount(_ server: TestServer) async throws -> Int {
-        let answer = try await server.get("/_emulator/mail")
-        return ((try? JSONSerialization.jsonObject(with: answer.body)) as? [[String: Any]] ?? []).count
+        try await server.runtime.database.read { try await $0.query("SELECT count(*) AS n FROM email_deliveries", []) }
+            .first.map { Int(try $0.integer("n")) } ?? -1
     }
 
     static func verify(_ server: TestServer, _ flow: Flow, code: String, bearer: String? = nil) async throws -> TestResponse {
@@ -171,28 +173,36 @@ import Testing
         }
     }
 
+    static func type(_ server: TestServer, _ number: String, on token: String) async throws -> TestResponse {
+        try await server.request(.POST, "/e/\(token)", rawBody: number.isEmpty ? "" : "match=\(number)",
+                                 headers: ["Content-Type": "application/x-www-form-urlencoded"])
+    }
+
     @Test(arguments: TestDatabase.available)
     func theLinkShowsAPageThatChangesNothingAndOnlyTheDeviceGetsTheSession(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.configure) { server in
-            let flow = try Flow(try await Self.start(server, "link@example.com"))
+            let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+            let flow = try Flow(try await server.post("/v1/auth/email/start", ["email": "link@example.com"],
+                                                      headers: ["User-Agent": iPhone]))
             let mail = try await Self.mail(server, to: "link@example.com")
             let token = try Self.token(mail)
-            // A mail scanner opens the link: the page shows three numbers, one of them the device's; nothing changes.
+            // A mail scanner opens the link: the page asks for the number, shows none, names the device as a
+            // person would, and nothing changes.
             let page = try await server.get("/e/\(token)")
-            #expect(page.status == 200 && page.text.contains("value=\"\(flow.match)\""))
+            #expect(page.status == 200 && page.text.contains("name=\"match\"") && !page.text.contains("value=\"\(flow.match)\""))
+            #expect(page.text.contains("(Safari on iPhone)") && page.text.contains("just now") && !page.text.contains("Mozilla"))
             #expect(page.headers.first(name: "Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
-            let choices = page.text.components(separatedBy: "name=\"match\" value=\"").dropFirst().compactMap { Int($0.prefix(2)) }
-            #expect(choices.count == 3 && Set(choices).count == 3 && choices.contains(flow.match))
+            #expect(page.headers.first(name: "Content-Security-Policy")?.contains("form-action 'self';") == true)
             let pending = try await server.post("/v1/auth/email/complete", ["flow_id": flow.id, "flow_secret": flow.secret])
             #expect(pending.status == 409 && pending.errorCode == "EMAIL_NOT_CONFIRMED")
 
-            // A wrong pick counts and says so; the right one confirms, and the browser gets no session.
-            let wrongPick = try #require(choices.first { $0 != flow.match })
-            let wrong = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(wrongPick)",
-                                                 headers: ["Content-Type": "application/x-www-form-urlencoded"])
-            #expect(wrong.status == 422 && wrong.text.contains("4 tries left"))
-            let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(flow.match)",
-                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            // An empty or unreadable form changes nothing: the page asks again.
+            for unreadable in ["", "abc", "4", "\(flow.match)0"] {
+                let answer = try await Self.type(server, unreadable, on: token)
+                #expect(answer.status == 422 && answer.text.contains("Type the two-digit number"), "\(unreadable)")
+            }
+            // The right number confirms, and the browser gets no session.
+            let confirmed = try await Self.type(server, "\(flow.match)", on: token)
             #expect(confirmed.status == 200 && confirmed.text.contains("Return to your other device"))
             #expect(!confirmed.text.contains("access_token") && confirmed.headers.first(name: "Set-Cookie") == nil)
 
@@ -208,6 +218,41 @@ import Testing
         }
     }
 
+    /// The attack 0.7.0 allowed: a stranger starts a flow for someone's address (or a scanner presses every button);
+    /// three clicks always found the number. Now each link takes one number: every other guess finds it ended, for
+    /// every intent, and the stranger's device never finishes; the person's own code still works.
+    @Test(arguments: TestDatabase.available)
+    func aLinkTakesOneNumberSoNoGuessingOrScannerConfirmsAStrangersFlow(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let owner = try await server.signIn(.apple, sub: "owner-apple")
+            let linkFlow = try Flow(try await Self.start(server, "victim@example.com", intent: "link", bearer: owner.accessToken))
+            let linkToken = try Self.token(try await Self.mail(server, to: "victim@example.com"))
+            server.clock.advance(by: 61)
+            let stranger = try Flow(try await Self.start(server, "victim@example.com"))
+            let mail = try await Self.mail(server, to: "victim@example.com", count: 2)
+            let token = try Self.token(mail)
+            // Every number for the stranger's flow (the right one last); three clicks for the link's, as 0.7.0's page
+            // allowed (the sign-in rate limit of the page's POST stays out of the way: 93 requests).
+            for (flow, token, tries) in [(stranger, token, 89), (linkFlow, linkToken, 2)] {
+                var answers: [Int] = []
+                for guess in (10...99).filter({ $0 != flow.match }).prefix(tries) + [flow.match] {
+                    answers.append(try await Self.type(server, "\(guess)", on: token).status)
+                }
+                #expect(answers.first == 410 && answers.allSatisfy { $0 == 410 }, "\(answers)")
+                let page = try await server.get("/e/\(token)")
+                #expect(page.status == 410 && page.text.contains("wrong number"))
+            }
+            let ended = try await server.post("/v1/auth/email/complete", ["flow_id": stranger.id, "flow_secret": stranger.secret])
+            #expect(ended.status == 401 && ended.errorReason == "link_ended" && ended.errorDetails["attempts_left"] as? Int == 5)
+            let linkEnded = try await server.post("/v1/auth/email/complete", ["flow_id": linkFlow.id, "flow_secret": linkFlow.secret],
+                                                  bearer: owner.accessToken)
+            #expect(linkEnded.status == 401 && linkEnded.errorReason == "link_ended")
+            // The code in the mail keeps its own tries: the person who asked can still finish with it.
+            let code = try #require(mail["code"] as? String)
+            #expect(try await Self.verify(server, stranger, code: code).status == 200)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func aWaitingDeviceFinishesWhenTheLinkIsConfirmedAndRedirectsGoWhereAllowed(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.configure) { server in
@@ -215,8 +260,9 @@ import Testing
             let token = try Self.token(try await Self.mail(server, to: "wait@example.com"))
             async let waiting = server.post("/v1/auth/email/complete", ["flow_id": flow.id, "flow_secret": flow.secret, "wait": 30])
             try await Task.sleep(for: .milliseconds(300))
-            let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(flow.match)",
-                                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            let page = try await server.get("/e/\(token)")
+            #expect(page.headers.first(name: "Content-Security-Policy")?.contains("form-action 'self' myapp:;") == true)
+            let confirmed = try await Self.type(server, "\(flow.match)", on: token)
             #expect(confirmed.status == 303)
             #expect(confirmed.headers.first(name: "Location") == "myapp://signed-in?flow_id=\(flow.id)")
             let session = try Session(try await waiting)
@@ -352,6 +398,98 @@ import Testing
         }
     }
 
+    /// Five flows an hour with five tries each made 25 guesses at one address in 0.7.0. Wrong codes now count per
+    /// address across its flows: past `LANYARD_EMAIL_WRONG_CODES_PER_HOUR`, no code of the address is checked (not
+    /// even the right one) and its starts answer 429 until the hour is over; other addresses are not affected.
+    @Test(arguments: TestDatabase.available)
+    func wrongCodesAreCappedPerAddressAcrossItsFlows(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            Self.configure(&$0)
+            $0.email.wrongCodesPerHour = 6
+        }) { server in
+            var flows: [(Flow, String)] = []
+            for index in 0..<3 {
+                if index > 0 { server.clock.advance(by: 61) }
+                let flow = try Flow(try await Self.start(server, "target@example.com"))
+                let code = try #require(try await Self.mail(server, to: "target@example.com", count: index + 1)["code"] as? String)
+                flows.append((flow, code))
+            }
+            func wrong(_ code: String) -> String { code == "000000" ? "111111" : "000000" }
+            // Three wrong codes on each of the first two flows: six in all, each flow still alive (two tries left).
+            for (flow, code) in flows.prefix(2) {
+                for _ in 0..<3 {
+                    let answer = try await Self.verify(server, flow, code: wrong(code))
+                    #expect(answer.status == 401 && answer.errorReason == "wrong_code")
+                }
+            }
+            // The address is out of wrong codes: the third flow's right code is not even checked, nor a new start.
+            let capped = try await Self.verify(server, flows[2].0, code: flows[2].1)
+            #expect(capped.status == 429 && capped.errorCode == "RATE_LIMITED", "\(capped.text)")
+            #expect(Int(capped.headers.first(name: "Retry-After") ?? "") ?? 0 > 3000)
+            server.clock.advance(by: 61)
+            let start = try await Self.start(server, "target@example.com")
+            #expect(start.status == 429 && start.errorCode == "RATE_LIMITED")
+            // Another address starts and signs in as usual.
+            let other = try Flow(try await Self.start(server, "bystander@example.com"))
+            let otherCode = try #require(try await Self.mail(server, to: "bystander@example.com")["code"] as? String)
+            #expect(try await Self.verify(server, other, code: otherCode).status == 200)
+            // The hour over, the address is itself again.
+            server.clock.advance(by: 3600)
+            #expect(try await Self.start(server, "target@example.com").status == 202)
+        }
+    }
+
+    /// An operator's recovery code signs in on `/v1` (a default `serve` has no GoTrue), and codes asked for the
+    /// address afterwards, by the person or by GoTrue's `otp`, do not supersede it.
+    @Test(arguments: TestDatabase.available)
+    func anOperatorsRecoveryCodeSignsInOnV1WhateverCodesWereAskedForSince(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let flow = try Flow(try await Self.start(server, "lost@example.com"))
+            let account = try Session(try await Self.verify(server, flow, code: try #require(
+                try await Self.mail(server, to: "lost@example.com")["code"] as? String)))
+            server.clock.advance(by: 61)
+            #expect(try await server.request(.POST, "/v1/admin/users/\(account.userID)/recovery", bearer: Self.adminKey).status == 202)
+            let recovery = try #require(try await Self.mail(server, to: "lost@example.com", count: 2)["code"] as? String)
+            server.clock.advance(by: 61)
+            #expect(try await server.post("/auth/v1/otp", ["email": "lost@example.com"]).status == 200)
+            server.clock.advance(by: 61)
+            _ = try Flow(try await Self.start(server, "lost@example.com"))
+            _ = try await Self.mail(server, to: "lost@example.com", count: 4)
+
+            let wrong = try await server.post("/v1/auth/email/recover", ["email": "lost@example.com",
+                                                                       "code": recovery == "000000" ? "111111" : "000000"])
+            #expect(wrong.status == 401 && wrong.errorCode == "INVALID_CODE" && wrong.errorReason == "wrong_code")
+            let recovered = try await server.post("/v1/auth/email/recover", ["email": "LOST@example.com", "code": recovery])
+            #expect(recovered.status == 200, "\(recovered.text)")
+            #expect(try Session(recovered).userID == account.userID)
+            let again = try await server.post("/v1/auth/email/recover", ["email": "lost@example.com", "code": recovery])
+            #expect(again.status == 401 && again.errorCode == "INVALID_CODE")
+            let missing = try await server.post("/v1/auth/email/recover", ["email": "lost@example.com"])
+            #expect(missing.status == 400 && missing.errorDetails["field"] as? String == "code")
+        }
+    }
+
+    /// A token of an account absorbed by a full merge is `ACCOUNT_MERGED` on the email routes too, where a bearer
+    /// is optional: it starts no flow, for any intent.
+    @Test(arguments: TestDatabase.available)
+    func anAbsorbedAccountsTokenStartsNoEmailFlow(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.configure) { server in
+            let survivor = try await server.signIn(.apple, sub: "survivor")
+            let absorbed = try await server.signIn(.google, sub: "absorbed")
+            let merged = try await MergeTests.merge(server, survivor, ["proof": try await MergeTests.proof(server, for: survivor, sub: "absorbed")])
+            #expect(merged.status == 200, "\(merged.text)")
+            for intent in ["signin", "link", "reauthenticate"] {
+                let started = try await Self.start(server, "absorbed@example.com", intent: intent, bearer: absorbed.accessToken)
+                #expect(started.status == 401 && started.errorCode == "ACCOUNT_MERGED", "\(intent): \(started.text)")
+                #expect(started.errorDetails["merged_into"] as? String == survivor.userID)
+            }
+            let signIn = try await server.post("/v1/auth/signin/google", ["id_token": try server.idToken(.google, sub: "someone")],
+                                               bearer: absorbed.accessToken)
+            #expect(signIn.status == 401 && signIn.errorCode == "ACCOUNT_MERGED")
+            #expect(try await Self.mailCount(server) == 0)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func endedFlowsIdleCountersAndOldMailRecordsAreForgotten(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.configure) { server in
@@ -364,6 +502,7 @@ import Testing
             try await EmailOutbox(server.runtime.dependencies).forgetEnded()
             #expect(try await count("email_flows") == 1)
             #expect(try await count("email_limits") == 3)
+            #expect(try await count("email_deliveries") == 1, "a sent mail's record is kept for 30 days")
             server.clock.advance(by: 31 * 86_400)
             try await EmailOutbox(server.runtime.dependencies).forgetEnded()
             #expect(try await count("email_flows") == 0)

@@ -209,4 +209,56 @@ import Testing
             #expect(phone.status == 400)
         }
     }
+
+    /// GoTrue's OTP edges (reference section 25): `create_user: false` for an unknown address sends nothing and
+    /// answers `422 otp_disabled`, as GoTrue does; a mail limit is `over_email_send_rate_limit`.
+    @Test(arguments: TestDatabase.available)
+    func otpWithoutSignUpSendsNothingToAnUnknownAddressAndMailLimitsAreNamed(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let unknown = try await server.request(.POST, "/auth/v1/otp", json: ["email": "nobody@example.com", "create_user": false],
+                                                   headers: Self.apiVersion)
+            #expect(unknown.status == 422 && unknown.json["error_code"] as? String == "otp_disabled", "\(unknown.text)")
+            #expect(try await EmailFlowTests.mailCount(server) == 0)
+
+            let first = try await server.post("/auth/v1/otp", ["email": "known@example.com"])
+            #expect(first.status == 200)
+            let code = try #require(try await EmailFlowTests.mail(server, to: "known@example.com")["code"] as? String)
+            #expect(try await server.post("/auth/v1/verify", ["type": "email", "email": "known@example.com", "token": code]).status == 200)
+            let soon = try await server.request(.POST, "/auth/v1/otp", json: ["email": "known@example.com", "create_user": false],
+                                                headers: Self.apiVersion)
+            #expect(soon.status == 429 && soon.json["error_code"] as? String == "over_email_send_rate_limit", "\(soon.text)")
+            #expect(soon.headers.first(name: "Retry-After") != nil)
+            server.clock.advance(by: 61)
+            // An address with an account gets its code without signing anyone up.
+            #expect(try await server.post("/auth/v1/otp", ["email": "known@example.com", "create_user": false]).status == 200)
+            #expect(try await EmailFlowTests.mailCount(server) == 2)
+        }
+    }
+
+    /// Every kind of identity unlinks by its id, as in GoTrue: an email address and each passkey too, never the last.
+    @Test(arguments: TestDatabase.available)
+    func emailAndPasskeyIdentitiesUnlinkByTheirID(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: PasskeyTests.configure) { server in
+            let signedIn = try await idTokenGrant(server, "google", sub: "g-unlink")
+            let bearer = try #require(signedIn.json["access_token"] as? String)
+            let flow = try EmailFlowTests.Flow(try await EmailFlowTests.start(server, "unlink@example.com", intent: "link", bearer: bearer))
+            let code = try #require(try await EmailFlowTests.mail(server, to: "unlink@example.com")["code"] as? String)
+            #expect(try await EmailFlowTests.verify(server, flow, code: code, bearer: bearer).status == 200)
+            #expect(try await PasskeyTests.addPasskey(server, PasskeyTests.authenticator(server), bearer: bearer).status == 201)
+
+            func identities() async throws -> [[String: Any]] {
+                try await server.get("/auth/v1/user/identities", bearer: bearer).json["identities"] as? [[String: Any]] ?? []
+            }
+            let listed = try await identities()
+            #expect(listed.compactMap { $0["provider"] as? String } == ["google", "email", "passkey"])
+            for provider in ["email", "passkey"] {
+                let id = try #require(listed.first { $0["provider"] as? String == provider }?["identity_id"] as? String)
+                let removed = try await server.delete("/auth/v1/user/identities/\(id)", bearer: bearer)
+                #expect(removed.status == 200, "\(provider): \(removed.text)")
+            }
+            #expect(try await identities().compactMap { $0["provider"] as? String } == ["google"])
+            let audit = try await server.request(.GET, "/v1/admin/audit?type=identity.unlinked", bearer: PasskeyTests.key)
+            #expect((audit.json["events"] as? [[String: Any]])?.count == 2)
+        }
+    }
 }

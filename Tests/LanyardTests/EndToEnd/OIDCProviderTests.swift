@@ -45,7 +45,8 @@ import Testing
 
     static func microsoftToken(_ server: TestServer, sub: String, tenant: String? = nil, nonce: String? = "n-1",
                                iss: String? = nil) async throws -> String {
-        var body: [String: Any] = ["sub": sub, "email": "\(sub)@contoso.example"]
+        // Microsoft's tokens may claim the address verified: the tenant's administrator typed it.
+        var body: [String: Any] = ["sub": sub, "email": "\(sub)@contoso.example", "email_verified": true]
         if let tenant { body["tid"] = tenant }
         if let nonce { body["nonce"] = nonce }
         if let iss { body["iss"] = iss }
@@ -174,6 +175,64 @@ import Testing
         }
     }
 
+    /// A one-key issuer may leave `kid` out of its tokens (RFC 7515; `oidc-provider-mock` from PyPI does): the one
+    /// key that fits the token's algorithm checks it, as JOSE libraries do. The provider's keys are fetched for it.
+    @Test(arguments: TestDatabase.available)
+    func aTokenWithoutKidIsCheckedByTheOneKeyThatFitsItsAlgorithm(database: TestDatabase) async throws {
+        try await Self.withIssuer(database) { server, issuer in
+            let rsa = try await server.post("/v1/auth/signin/acme", [
+                "id_token": try await issuer.token(sub: "kidless", namingKey: false), "nonce": "n-1"])
+            #expect(rsa.status == 200, "\(rsa.text)")
+            let ec = try await server.post("/v1/auth/signin/acme", [
+                "id_token": try await issuer.token(sub: "kidless", algorithm: .es256, namingKey: false), "nonce": "n-1"])
+            #expect(ec.status == 200)
+            #expect(try Session(ec).userID == Session(rsa).userID)
+            // Still signed by the issuer's key: another key's signature without a kid is a bad signature.
+            let forged = try await issuer.token(sub: "kidless", namingKey: false).split(separator: ".").prefix(2)
+                .joined(separator: ".") + "." + Base64URL.encode(Array(repeating: 7, count: 256))
+            let refused = try await server.post("/v1/auth/signin/acme", ["id_token": forged, "nonce": "n-1"])
+            #expect(refused.status == 401 && refused.errorReason == "signature")
+        }
+    }
+
+    /// Where two keys fit, none is guessed: `no_kid`, logged with the provider (never the token), and shown as the
+    /// provider's last refused token on the console's Providers page.
+    @Test func aTokenWithoutKidThatTwoKeysFitIsRefusedAndTheRefusalIsShown() async throws {
+        let issuer = try await IndependentIssuer()
+        issuer.publishExtraRSAKey()
+        let log = CapturedLog()
+        do {
+            try await TestServer.with(.sqlite, configure: Self.configure(issuer), logger: log.logger()) { server in
+                issuer.follow(server.clock)
+                let token = try await issuer.token(sub: "kidless", namingKey: false)
+                let refused = try await server.post("/v1/auth/signin/acme", ["id_token": token, "nonce": "n-1"])
+                #expect(refused.status == 401 && refused.errorReason == "no_kid", "\(refused.text)")
+                // The EC key is alone of its kind: ES256 without kid still works.
+                let ec = try await server.post("/v1/auth/signin/acme", [
+                    "id_token": try await issuer.token(sub: "kidless", algorithm: .es256, namingKey: false), "nonce": "n-1"])
+                #expect(ec.status == 200)
+                let audience = try await server.post("/v1/auth/signin/acme", [
+                    "id_token": try await issuer.token(sub: "kidless", aud: "someone-else"), "nonce": "n-1"])
+                #expect(audience.errorReason == "audience")
+
+                let providers = try await server.request(.GET, "/v1/admin/providers", bearer: Self.adminKey)
+                let acme = try #require((providers.json["providers"] as? [[String: Any]])?.first { $0["name"] as? String == "acme" })
+                let last = try #require(acme["last_refusal"] as? [String: Any])
+                #expect(last["reason"] as? String == "audience" && last["kid"] as? String == issuer.currentRSAKeyID)
+                let lines = log.lines.filter { $0.contains("provider token refused") }
+                #expect(lines.count == 2)
+                #expect(lines.first?.contains("reason=no_kid") == true && lines.first?.contains("kid=none") == true)
+                #expect(lines.first?.contains("provider=acme") == true)
+                #expect(lines.last?.contains("reason=audience") == true)
+                for line in log.lines { #expect(!line.contains(token) && !line.contains(String(token.split(separator: ".")[1]))) }
+            }
+        } catch {
+            await issuer.stop()
+            throw error
+        }
+        await issuer.stop()
+    }
+
     /// Microsoft's issuer names each token's own tenant, and the configured tenants limit who signs in; the
     /// identity is `tid:oid`.
     @Test(arguments: TestDatabase.available)
@@ -187,6 +246,8 @@ import Testing
             let me = try await server.get("/v1/users/me", bearer: session.accessToken)
             let identity = try #require((me.json["identities"] as? [[String: Any]])?.first)
             #expect(identity["provider"] as? String == "microsoft")
+            // Stored unverified whatever the token claims (reference section 25).
+            #expect(identity["email"] as? String == "oid-ada@contoso.example" && identity["email_verified"] as? Bool == false)
             let details = try await server.request(.GET, "/v1/admin/users/\(session.userID)", bearer: Self.adminKey)
             let subjects = (details.json["identities"] as? [[String: Any]] ?? []).compactMap { $0["subject"] as? String }
             #expect(subjects == ["\(contoso):oid-ada"])

@@ -81,6 +81,24 @@ import Testing
         }
     }
 
+    /// What a server answers where a configuration leaves a part out (GoTrue's surface, the console) is in the
+    /// document too: Lanyard's own 404, not GoTrue's shape nor an undocumented status.
+    @Test func answersOfPartsAConfigurationLeavesOutMatchTheDocument() async throws {
+        try await TestServer.with(.sqlite, configure: {
+            $0.gotrueCompat = false
+            $0.adminKey = nil
+        }) { server in
+            let log = AnswerLog(try OpenAPIConformance(try await server.get("/openapi.json").body))
+            let client = CheckedClient(server: server, log: log)
+            for (method, path) in [(HTTPMethod.POST, "/auth/v1/token?grant_type=id_token"), (.GET, "/auth/v1/user"),
+                                   (.POST, "/auth/v1/otp"), (.GET, "/auth/v1/settings"), (.GET, "/admin")] {
+                let answer = try await client.send(method, path, method == .POST ? [:] : nil)
+                #expect(answer.status == 404 && answer.errorCode == "NOT_FOUND", "\(path): \(answer.text)")
+            }
+            #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
+        }
+    }
+
     static func operations(_ client: CheckedClient) async throws {
         for path in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/.well-known/jwks.json",
                      "/.well-known/openid-configuration", "/admin"] {
@@ -218,6 +236,9 @@ import Testing
         try await client.send(.PUT, "\(base)/data/list/eggs", ["data": [:]], bearer: child.accessToken)  // a viewer: 403
         #expect(try await client.send(.GET, "\(base)/data/list/milk", bearer: child.accessToken).status == 200)
         #expect(try await client.send(.GET, "\(base)/data/list?limit=5", bearer: child.accessToken).status == 200)
+        let malformed = try await client.send(.DELETE, "\(base)/data/list/milk", bearer: owner.accessToken,
+                                              headers: ["If-Match": "not-a-version"])
+        #expect(malformed.status == 400)
         #expect(try await client.send(.DELETE, "\(base)/data/list/milk", bearer: owner.accessToken).status == 200)
         try await client.send(.DELETE, "\(base)/data/list/milk", bearer: owner.accessToken)
         #expect(try await client.send(.PUT, "\(base)/policies/list", ["write": "author"], bearer: owner.accessToken).status == 200)
@@ -391,20 +412,28 @@ import Testing
         let session = try Session(try await client.send(.POST, "/v1/auth/email/verify",
                                                         ["flow_id": flow.id, "flow_secret": flow.secret, "code": code]))
 
-        // The link: looked at, a wrong pick, the right one, then the device finishes.
+        // The link: looked at, an unreadable form, the right number, then the device finishes; another link ended
+        // by a wrong number, whose device then hears so.
         let other = try EmailFlowTests.Flow(try await client.send(.POST, "/v1/auth/email/start", ["email": "link@example.com"]))
         try await client.send(.POST, "/v1/auth/email/complete", ["flow_id": other.id, "flow_secret": other.secret])
         let token = try EmailFlowTests.token(try await EmailFlowTests.mail(server, to: "link@example.com"))
         #expect(try await client.send(.GET, "/e/\(token)").status == 200)
         try await client.send(.GET, "/e/" + String(repeating: "x", count: 43))
         let form = ["Content-Type": "application/x-www-form-urlencoded"]
-        let wrong = (other.match == 10 ? 11 : 10)
-        client.log.record(.POST, "/e/\(token)", try await server.request(.POST, "/e/\(token)", rawBody: "match=\(wrong)", headers: form))
+        client.log.record(.POST, "/e/\(token)", try await server.request(.POST, "/e/\(token)", rawBody: "match=", headers: form))
         let confirmed = try await server.request(.POST, "/e/\(token)", rawBody: "match=\(other.match)", headers: form)
         client.log.record(.POST, "/e/\(token)", confirmed)
         #expect(confirmed.status == 200)
         #expect(try await client.send(.POST, "/v1/auth/email/complete", ["flow_id": other.id, "flow_secret": other.secret,
                                                                         "wait": 1]).status == 200)
+        let ended = try EmailFlowTests.Flow(try await client.send(.POST, "/v1/auth/email/start", ["email": "ended@example.com"]))
+        let endedToken = try EmailFlowTests.token(try await EmailFlowTests.mail(server, to: "ended@example.com"))
+        let wrong = (ended.match == 10 ? 11 : 10)
+        let refused = try await server.request(.POST, "/e/\(endedToken)", rawBody: "match=\(wrong)", headers: form)
+        client.log.record(.POST, "/e/\(endedToken)", refused)
+        #expect(refused.status == 410)
+        #expect(try await client.send(.POST, "/v1/auth/email/complete", ["flow_id": ended.id, "flow_secret": ended.secret])
+            .errorReason == "link_ended")
         // A link with the account's bearer answers the account's methods.
         let apple = try await server.signIn(.apple, sub: "email-story")
         let linking = try EmailFlowTests.Flow(try await client.send(.POST, "/v1/auth/email/start",
@@ -419,7 +448,11 @@ import Testing
         #expect(try await client.send(.POST, "/v1/admin/users/\(session.userID)/recovery", bearer: key).status == 202)
         try await client.send(.POST, "/v1/admin/users/\(try await server.signIn(.google, sub: "no-address").userID)/recovery",
                               bearer: key)
-        _ = try await EmailFlowTests.mail(server, to: "story@example.com", count: 2)
+        let recoveryCode = try #require(try await EmailFlowTests.mail(server, to: "story@example.com", count: 2)["code"] as? String)
+        try await client.send(.POST, "/v1/auth/email/recover", ["email": "story@example.com",
+                                                                "code": recoveryCode == "000000" ? "111111" : "000000"])
+        #expect(try await client.send(.POST, "/v1/auth/email/recover", ["email": "story@example.com", "code": recoveryCode])
+            .status == 200)
         #expect(try await client.send(.GET, "/v1/admin/email/deliveries?limit=10", bearer: key).status == 200)
         try await client.send(.GET, "/v1/admin/email/deliveries?status=lost", bearer: key)
 

@@ -106,6 +106,7 @@ import LanyardSupport
                 ("/v1/providers", "get"), ("/v1/admin/providers", "get"), ("/_emulator/oidc/{name}/id-token", "post"),
                 ("/_emulator/oidc/{name}/.well-known/openid-configuration", "get"), ("/_emulator/oidc/{name}/keys", "get"),
                 ("/v1/auth/email/start", "post"), ("/v1/auth/email/verify", "post"), ("/v1/auth/email/complete", "post"),
+                ("/v1/auth/email/recover", "post"), ("/sdk/lanyard.js", "get"),
                 ("/e/{token}", "get"), ("/e/{token}", "post"), ("/_emulator/mail", "get"),
                 ("/v1/admin/users/{id}/recovery", "post"), ("/v1/admin/email/deliveries", "get"),
                 ("/auth/v1/otp", "post"), ("/auth/v1/verify", "post"),

@@ -334,6 +334,37 @@ import Testing
         }
     }
 
+    /// The cap of 20 passkeys holds at registration, not only when options are asked for: options fetched ahead
+    /// (25 in 0.7.0's attack) register at most up to the cap, sequentially and racing.
+    @Test(arguments: TestDatabase.available)
+    func optionsFetchedAheadCannotCarryAnAccountPastTwentyPasskeys(database: TestDatabase) async throws {
+        // The link limit (5 an hour) would stop the attack sooner: it is out of the way here, as over a day.
+        try await TestServer.with(database, configure: {
+            Self.configure(&$0)
+            $0.rateLimits.enabled = false
+        }) { server in
+            let ada = try await server.signIn(.apple, sub: "collector")
+            let authenticator = Self.authenticator(server)
+            var options: [PublicKeyCredentialCreationOptionsJSON] = []
+            for _ in 0..<24 { options.append(try await Self.registrationOptions(server, ada.accessToken)) }
+            var credentials: [RegistrationResponseJSON] = []
+            for option in options { credentials.append(try authenticator.create(option, rsa: false)) }
+            for credential in credentials.prefix(16) {
+                #expect(try await Self.register(server, credential, bearer: ada.accessToken).status == 201)
+            }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for credential in credentials.dropFirst(16) {
+                    group.addTask { try await Self.register(server, credential, bearer: ada.accessToken).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 201 }.count == 4 && statuses.filter { $0 == 400 }.count == 4, "\(statuses)")
+            #expect(try await Self.passkeys(server, ada.accessToken).count == 20)
+            let more = try await server.post("/v1/auth/passkeys/register/options", bearer: ada.accessToken)
+            #expect(more.status == 400 && more.errorDetails["field"] as? String == "passkeys")
+        }
+    }
+
     @Test func withoutARelyingPartyOutsideDevModePasskeysAreNotOfferedAndTheAssociationFilesFollowConfiguration() async throws {
         try await TestServer.with(.sqlite, configure: { $0.devMode = false }) { server in
             let answer = try await server.post("/v1/auth/passkeys/signin/options")

@@ -39,6 +39,34 @@ import Testing
         await fake.stop()
     }
 
+    /// Keys come only from where they were configured (reference section 25): a redirect to another host is not
+    /// followed (nothing reaches it; sign-in is a 503 saying so on the Providers page), one on the same host is.
+    @Test func keyFetchesFollowRedirectsOnlyOnTheirOwnSchemeAndHost() async throws {
+        let fake = try await FakeKeyServer(keys: TestServer.sharedKeys)
+        let elsewhere = try await FakeKeyServer(keys: TestServer.sharedKeys)
+        let base = String(fake.url.dropLast("/auth/keys".count))
+        fake.set(.redirecting(to: elsewhere.url))
+        try await TestServer.with(.sqlite, configure: {
+            Self.configure(fake)(&$0)
+            $0.adminKey = "provider-fault-admin-key"
+        }) { server async throws in
+            let refused = try await Self.timedSignIn(server, sub: "a").0
+            #expect(refused.status == 503 && refused.errorCode == "PROVIDER_UNAVAILABLE", "\(refused.text)")
+            #expect(elsewhere.fetchCount == 0, "the redirect to another host was not followed")
+            let providers = try await server.request(.GET, "/v1/admin/providers", bearer: "provider-fault-admin-key")
+            let apple = try #require((providers.json["providers"] as? [[String: Any]])?.first)
+            let message = (apple["last_error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("redirects elsewhere"), "\(message)")
+
+            fake.set(.redirecting(to: base + "/auth/keys-moved"))
+            server.clock.advance(by: 6)  // past the wait after a failed fetch
+            #expect(try await Self.timedSignIn(server, sub: "a").0.status == 200)
+            #expect(elsewhere.fetchCount == 0)
+        }
+        await fake.stop()
+        await elsewhere.stop()
+    }
+
     /// The statuses and the recovery, on the test's clock; how fast the 503 comes is timed below, against a server
     /// of its own.
     @Test func withoutUsableKeysSignInIs503AndRecoversWithoutARestart() async throws {

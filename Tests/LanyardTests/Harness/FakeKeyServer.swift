@@ -7,7 +7,11 @@ import Synchronization
 /// A provider's key endpoint that a test can break: it serves the emulator's Apple keys, hangs, answers
 /// garbage or fails, as told.
 final class FakeKeyServer: Sendable {
-    enum Mode: Sendable { case serving, hanging, garbage, failing }
+    enum Mode: Sendable, Equatable {
+        case serving, hanging, garbage, failing
+        /// 302 to another URL (another host or scheme, or this server's own `/auth/keys-moved`).
+        case redirecting(to: String)
+    }
 
     /// What the endpoint does and how often it was asked, shared with its route.
     private final class State: Sendable {
@@ -44,7 +48,14 @@ final class FakeKeyServer: Sendable {
                                 body: .init(byteBuffer: ByteBuffer(string: "<html>not keys</html>")))
             case .failing:
                 return Response(status: .internalServerError)
+            case .redirecting(let target):
+                return Response(status: .found, headers: [.location: target])
             }
+        }
+        router.get("auth/keys-moved") { _, _ -> Response in
+            state.fetches.withLock { $0 += 1 }
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=1"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: jwks)))
         }
         application = try await LocalApplication(router: router, port: port, label: "the fake key server")
     }

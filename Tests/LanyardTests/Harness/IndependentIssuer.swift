@@ -31,6 +31,8 @@ final class IndependentIssuer: Sendable {
         var rsa = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
         var ec = P256.Signing.PrivateKey()
         var failing = false
+        /// A second RSA key published beside the first: a token without `kid` names no single key then.
+        var extraRSA: _RSA.Signing.PrivateKey?
         var keyFetches = 0
         /// Whose time the tokens' `iat` and `exp` follow: a test server's manual clock, once `follow` is told.
         var clock: any LanyardClock = SystemClock()
@@ -75,7 +77,13 @@ final class IndependentIssuer: Sendable {
 
     private static func published(_ state: State) -> LanyardSupport.JWKS {
         JWKS(keys: [try? JWK.rsa(state.rsa.publicKey, kid: "rsa-\(state.generation)"),
-                    JWK.p256(state.ec.publicKey, kid: "ec-\(state.generation)")].compactMap { $0 })
+                    JWK.p256(state.ec.publicKey, kid: "ec-\(state.generation)"),
+                    state.extraRSA.flatMap { try? JWK.rsa($0.publicKey, kid: "rsa-extra") }].compactMap { $0 })
+    }
+
+    /// Publishes a second RSA key from now on (before the server first fetches the set, to be seen at once).
+    func publishExtraRSAKey() {
+        shared.state.withLock { $0.extraRSA = try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
     }
 
     /// New keys replace the old ones (new `kid`s); tokens signed before no longer verify once caches refetch.
@@ -97,9 +105,11 @@ final class IndependentIssuer: Sendable {
         shared.state.withLock { $0.failing = failing }
     }
 
-    /// A token signed with the current keys by jwt-kit; `header` adds members (for the refusals).
+    /// A token signed with the current keys by jwt-kit; `header` adds members (for the refusals); `namingKey: false`
+    /// leaves `kid` out of the header, as one-key issuers do.
     func token(sub: String, aud: String? = nil, nonce: String? = "n-1", email: String? = nil, name: String? = nil,
-               iss: String? = nil, algorithm: Algorithm = .rs256, header: [String: String] = [:]) async throws -> String {
+               iss: String? = nil, algorithm: Algorithm = .rs256, header: [String: String] = [:],
+               namingKey: Bool = true) async throws -> String {
         let (generation, rsa, ec, clock) = shared.state.withLock { ($0.generation, $0.rsa, $0.ec, $0.clock) }
         let keys = JWTKeyCollection()
         let kid: String
@@ -107,17 +117,17 @@ final class IndependentIssuer: Sendable {
         case .rs256:
             kid = "rsa-\(generation)"
             await keys.add(rsa: try Insecure.RSA.PrivateKey(pem: rsa.pemRepresentation), digestAlgorithm: .sha256,
-                           kid: JWKIdentifier(string: kid))
+                           kid: namingKey ? JWKIdentifier(string: kid) : nil)
         case .es256:
             kid = "ec-\(generation)"
-            await keys.add(ecdsa: try ES256PrivateKey(pem: ec.pemRepresentation), kid: JWKIdentifier(string: kid))
+            await keys.add(ecdsa: try ES256PrivateKey(pem: ec.pemRepresentation), kid: namingKey ? JWKIdentifier(string: kid) : nil)
         }
         let now = Int(clock.now().timeIntervalSince1970)
         let claims = Claims(iss: iss ?? issuer, aud: aud ?? clientID, sub: sub, iat: now, exp: now + 600, nonce: nonce,
                             email: email, email_verified: email.map { _ in true }, name: name)
         var jwtHeader = JWTHeader()
         for (name, value) in header { jwtHeader.fields[name] = .string(value) }
-        return try await keys.sign(claims, kid: JWKIdentifier(string: kid), header: jwtHeader)
+        return try await keys.sign(claims, kid: namingKey ? JWKIdentifier(string: kid) : nil, header: jwtHeader)
     }
 
     /// The RSA public key as PEM: what an attacker uses as an HMAC secret.

@@ -178,4 +178,25 @@ import LanyardSupport
         let providers = try Self.load(["LANYARD_DEV": "1", "LANYARD_OIDC_PROVIDERS": "microsoft"])
         #expect(providers.map(\.name) == ["microsoft"])
     }
+
+    /// Where keys may come from (reference section 25): a discovery document names http keys only when the issuer
+    /// itself is on loopback, and a fetch follows a redirect only on its own scheme, host and port.
+    @Test func keysComeOnlyFromWhereTheyWereConfigured() {
+        let remote = "https://id.example.com/.well-known/openid-configuration"
+        let local = "http://127.0.0.1:9000/realms/acme/.well-known/openid-configuration"
+        #expect(HTTPJWKSFetcher.mayServeKeys("https://id.example.com/jwks", describedBy: remote))
+        #expect(!HTTPJWKSFetcher.mayServeKeys("http://127.0.0.1:8080/v1/admin/users", describedBy: remote))
+        #expect(!HTTPJWKSFetcher.mayServeKeys("http://localhost/keys", describedBy: remote))
+        #expect(HTTPJWKSFetcher.mayServeKeys("http://127.0.0.1:9000/realms/acme/certs", describedBy: local))
+        #expect(!HTTPJWKSFetcher.mayServeKeys("http://10.0.0.5/keys", describedBy: local))
+        #expect(!HTTPJWKSFetcher.mayServeKeys("file:///etc/passwd", describedBy: local))
+
+        let keys = "https://id.example.com/keys"
+        #expect(HTTPJWKSFetcher.redirectTarget("/keys/v2", from: keys) == "https://id.example.com/keys/v2")
+        #expect(HTTPJWKSFetcher.redirectTarget("https://id.example.com/other", from: keys) == "https://id.example.com/other")
+        #expect(HTTPJWKSFetcher.redirectTarget("http://id.example.com/keys", from: keys) == nil)
+        #expect(HTTPJWKSFetcher.redirectTarget("https://evil.example/keys", from: keys) == nil)
+        #expect(HTTPJWKSFetcher.redirectTarget("https://id.example.com:8443/keys", from: keys) == nil)
+        #expect(HTTPJWKSFetcher.redirectTarget("file:///etc/passwd", from: keys) == nil)
+    }
 }

@@ -78,6 +78,13 @@ import LanyardStore
         ("LANYARD_DATABASE_URL", "postgres://u@/db"),
         ("LANYARD_DATABASE_URL", "postgres://u@/db?host=relative/dir"),
         ("LANYARD_DATABASE_URL", "postgres://u@/db?host=/run/postgresql&port=0"),
+        // Origins and redirect targets of other schemes (reference section 25).
+        ("LANYARD_WEBAUTHN_ORIGINS", "ftp://localhost"),
+        ("LANYARD_WEBAUTHN_ORIGINS", "javascript://localhost"),
+        ("LANYARD_EMAIL_REDIRECT_URLS", "javascript:alert(document.domain)"),
+        ("LANYARD_EMAIL_REDIRECT_URLS", "data:text/html,hi"),
+        ("LANYARD_EMAIL_REDIRECT_URLS", "ftp://files.example.com/done"),
+        ("LANYARD_EMAIL_REDIRECT_URLS", "https:/no-host"),
     ])
     func aBadSettingNamesItsVariable(variable: String, value: String) {
         #expect {
@@ -85,6 +92,15 @@ import LanyardStore
         } throws: { error in
             (error as? ConfigurationError)?.variable == variable
         }
+    }
+
+    @Test func originsAndRedirectsOfTheirOwnSchemesAreKept() throws {
+        let configuration = try LanyardConfiguration.load(environment: [
+            "LANYARD_WEBAUTHN_ORIGINS": "https://app.example.com,http://localhost:5173,android:apk-key-hash:abc",
+            "LANYARD_EMAIL_REDIRECT_URLS": "https://app.example.com/done,com.example.app:/signed-in,myapp://signed-in",
+        ])
+        #expect(configuration.passkeys.origins.count == 3)
+        #expect(configuration.email.redirectURLs == ["https://app.example.com/done", "com.example.app:/signed-in", "myapp://signed-in"])
     }
 
     @Test func postgresWithoutAMasterKeyIsRefused() {

@@ -449,7 +449,10 @@ async function providersView() {
       h("dt", {}, "Keys"), h("dd", { class: "mono key-ids" }, item.key_ids.length ? item.key_ids.join(", ") : "—"),
       h("dt", {}, "Fetched"), h("dd", {}, when(item.keys_fetched_at)),
       h("dt", {}, "Last error"), h("dd", { class: "last-error" },
-        item.last_error ? `${when(item.last_error.at)}: ${item.last_error.message}` : "none")));
+        item.last_error ? `${when(item.last_error.at)}: ${item.last_error.message}` : "none"),
+      h("dt", {}, "Last refused token"), h("dd", { class: "last-refusal" },
+        item.last_refusal ? `${when(item.last_refusal.at)}: ${item.last_refusal.reason}`
+          + (item.last_refusal.kid ? ` (kid ${item.last_refusal.kid})` : " (no kid)") : "none")));
   show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Providers"),
     h("p", { class: "muted" }, "Configured sign-in providers. Keys are fetched when a token first needs them."))),
     ...(list.providers.length ? list.providers.map((item) => card(item))
