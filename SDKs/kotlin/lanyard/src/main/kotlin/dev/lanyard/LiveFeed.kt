@@ -19,13 +19,13 @@ import kotlinx.coroutines.launch
  * last one leaves; it resumes from one cursor kept in the client's store (per account), and hands each change to the
  * collectors whose filter takes it. An app watching twenty collections holds one stream.
  *
- * Each collector waits on a bounded buffer ([WAITING_LIMIT] changes): one that falls that far behind is ended with
+ * Each collector waits on a bounded buffer ([waitingLimit] changes, 1,000): one that falls that far behind is ended with
  * [LanyardException.Network] rather than let the buffer grow, and a collection's collector catches up again by itself
  * from its own place.
  */
 internal class LiveFeed(private val client: LanyardClient) {
-    internal class Watcher(val wholeFeed: Boolean, val filter: (LiveChange) -> Boolean) {
-        val changes = Channel<LiveChange>(WAITING_LIMIT)
+    internal class Watcher(val wholeFeed: Boolean, val filter: (LiveChange) -> Boolean, capacity: Int) {
+        val changes = Channel<LiveChange>(capacity)
     }
 
     private val lock = Any()
@@ -34,6 +34,8 @@ internal class LiveFeed(private val client: LanyardClient) {
     /** Counts the connection's runs, so that a run that ended is not mistaken for the current one. */
     private var generation = 0
     private val live = MutableStateFlow(false)
+    /** How many changes a collector may have waiting; the tests lower it. */
+    @Volatile internal var waitingLimit = WAITING_LIMIT
 
     val isLive: StateFlow<Boolean> = live.asStateFlow()
 
@@ -46,7 +48,7 @@ internal class LiveFeed(private val client: LanyardClient) {
      * (`since=now`) when only collections watch (they catch up on their own).
      */
     fun watch(wholeFeed: Boolean, filter: (LiveChange) -> Boolean): Watcher {
-        val watcher = Watcher(wholeFeed, filter)
+        val watcher = Watcher(wholeFeed, filter, waitingLimit)
         synchronized(lock) {
             watchers += watcher
             if (job == null) {
@@ -107,7 +109,7 @@ internal class LiveFeed(private val client: LanyardClient) {
         val targets = synchronized(lock) { watchers.filter { it.filter(change) } }
         for (watcher in targets) {
             if (!watcher.changes.trySend(change).isSuccess) {
-                watcher.changes.close(LanyardException.Network(IOException("fell more than $WAITING_LIMIT changes behind the live feed")))
+                watcher.changes.close(LanyardException.Network(IOException("fell more than $waitingLimit changes behind the live feed")))
             }
         }
     }

@@ -2,7 +2,11 @@ package dev.lanyard
 
 import dev.lanyard.support.ServerTest
 import dev.lanyard.support.eventually
+import java.util.concurrent.CopyOnWriteArrayList
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.async
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
 import kotlinx.serialization.Serializable
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -122,6 +126,35 @@ class LiveChangesTest : ServerTest(mapOf("LANYARD_RATE_LIMITS" to "off", "LANYAR
         assertEquals(listOf("n4", "n5"), List(2) { secondNotes.next(what = "the relaunch's note ${it + 4}").id })
         secondRun.expectNothingMore()
         secondNotes.expectNothingMore(100)
+    }
+
+    @Test
+    fun `a collector that falls behind is bounded, a collection's catches up by itself and the whole feed's ends`() = story {
+        val (phone, tablet) = twoDevices("behind")
+        phone.liveFeed.waitingLimit = 5
+        val gate = CompletableDeferred<Unit>()
+        val slowFeed = backgroundScope().async {
+            try {
+                phone.changes().collect { gate.await() }
+                null
+            } catch (e: LanyardException) {
+                e
+            }
+        }
+        eventually(what = "the whole feed watched first") { phone.liveFeed.watcherCount == 1 }
+        val received = CopyOnWriteArrayList<String>()
+        backgroundScope().launch { phone.collection<Note>("notes").changes().collect { gate.await(); received += it.id } }
+        eventually(what = "both collectors on the live connection") { phone.liveFeed.watcherCount == 2 && phone.isLive.value }
+
+        val writer = tablet.collection<Note>("notes")
+        for (i in 1..20) writer.put("n$i", Note("$i"))
+        delay(2_000) // the live connection hands them out meanwhile; both collectors hold the first, five wait
+        gate.complete(Unit)
+
+        assertTrue(slowFeed.await() is LanyardException.Network, "the whole feed's collector ended with ${slowFeed.await()}")
+        eventually(what = "the notes' collector caught up") { received.size >= 20 }
+        delay(1_500)
+        assertEquals((1..20).map { "n$it" }, received.toList())
     }
 
     @Test
