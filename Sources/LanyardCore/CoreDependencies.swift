@@ -32,7 +32,7 @@ public struct CoreDependencies: Sendable {
     /// Where tests hold a request to kill the server (`LANYARD_TEST_PAUSE_AT`, dev mode only).
     public let pausePoints: PausePoints
     /// Derives a refresh token's successor, so a just-rotated token can be answered again within the grace.
-    let refreshSuccessorKey: [UInt8]
+    let refreshSuccessorKey: SecretBytes
     /// Wakes an account's live readers after a commit (the server's change hub); silent elsewhere.
     public var signals: any AccountSignals = SilentAccountSignals()
     /// Email codes and links (reference section 18): the settings, whether the identity is offered, the keyed
@@ -67,7 +67,7 @@ public struct CoreDependencies: Sendable {
         self.reauthWindow = configuration.reauthWindow
         self.userIDStrategy = configuration.userIDStrategy
         self.webhooksEnabled = configuration.webhookURL != nil
-        self.refreshSuccessorKey = masterKey.derivedKey(purpose: "lanyard refresh token successor v1")
+        self.refreshSuccessorKey = SecretBytes(masterKey.derivedKey(purpose: "lanyard refresh token successor v1"))
         self.email = configuration.email
         self.offersEmail = configuration.offersEmail
         self.emailSecrets = EmailSecrets(masterKey: masterKey)
@@ -93,4 +93,12 @@ extension CoreDependencies {
     func audit(_ connection: any DatabaseConnection, at date: Date, clientIP: String?) -> AuditLog {
         AuditLog(connection, at: date, clientIP: clientIP, outbox: webhooksEnabled ? WebhookOutbox(connection, random: random) : nil)
     }
+}
+
+/// Everything a service needs, keys included: never described in full (a service printed in a log line would
+/// otherwise print every key it can reach).
+extension CoreDependencies: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "CoreDependencies" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 }

@@ -19,8 +19,8 @@ class LanyardDev:
             port = probe.getsockname()[1]
         binary = os.environ.get("LANYARD_BINARY", os.path.join(ROOT, ".build", "debug", "lanyard"))
         environment = dict(os.environ, LANYARD_PORT=str(port), LANYARD_DATA_DIR=self.folder,
-                           LANYARD_DATABASE_URL=f"sqlite:{self.folder}/lanyard.sqlite", LANYARD_LOG_LEVEL="warning",
-                           **settings)
+                           LANYARD_DATABASE_URL=f"sqlite:{self.folder}/lanyard.sqlite", LANYARD_LOG_LEVEL="warning")
+        environment.update(settings)  # the caller's settings win (a log level too)
         with open(os.path.join(self.folder, "server.log"), "w") as log:
             self.process = subprocess.Popen([binary, "dev"], env=environment, stdout=subprocess.DEVNULL, stderr=log)
         self.base = f"http://127.0.0.1:{port}"

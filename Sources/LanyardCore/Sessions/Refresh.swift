@@ -31,7 +31,7 @@ public struct Refresh: Sendable {
         if let into = target.owner.mergedInto, target.owner.mergeKind == "full" { throw LanyardError.accountMerged(into: into) }
         guard target.session.isActive(at: now) else { throw LanyardError.invalidRefreshToken }
         let session = target.session
-        let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey)
+        let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey.bytes)
         let issued = Outcome.issued(session, successor: successor,
                                     account: User(user: target.owner, identities: target.ownerIdentities),
                                     groups: GroupsClaim(stored: target.owner.groupClaims))

@@ -16,3 +16,8 @@ struct ChangeNotificationService: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension ChangeNotificationService: CustomStringConvertible {
+    var description: String { "ChangeNotificationService" }
+}

@@ -65,3 +65,8 @@ struct StreamStallService: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension StreamStallService: CustomStringConvertible {
+    var description: String { "StreamStallService" }
+}

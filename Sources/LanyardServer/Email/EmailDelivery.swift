@@ -74,3 +74,8 @@ struct EmailDelivery: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension EmailDelivery: CustomStringConvertible {
+    var description: String { "EmailDelivery" }
+}

@@ -57,3 +57,8 @@ final class AppleCodeRedemptions: Service, Sendable {
         if !redeemed { logger.warning("could not redeem an Apple authorization code; the next one sent will be tried") }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension AppleCodeRedemptions: CustomStringConvertible {
+    var description: String { "AppleCodeRedemptions" }
+}

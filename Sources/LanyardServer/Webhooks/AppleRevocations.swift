@@ -15,3 +15,8 @@ struct AppleRevocations: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension AppleRevocations: CustomStringConvertible {
+    var description: String { "AppleRevocations" }
+}

@@ -100,3 +100,8 @@ struct WebhookDelivery: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension WebhookDelivery: CustomStringConvertible {
+    var description: String { "WebhookDelivery" }
+}

@@ -13,3 +13,8 @@ struct DatabaseService: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension DatabaseService: CustomStringConvertible {
+    var description: String { "DatabaseService" }
+}

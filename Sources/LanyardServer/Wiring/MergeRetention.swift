@@ -16,3 +16,8 @@ struct MergeRetention: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension MergeRetention: CustomStringConvertible {
+    var description: String { "MergeRetention" }
+}

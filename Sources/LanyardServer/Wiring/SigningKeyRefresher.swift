@@ -20,3 +20,8 @@ struct SigningKeyRefresher: Service {
         }
     }
 }
+
+/// ServiceLifecycle logs each service by its description (at `debug`): its name, never its stored keys and settings.
+extension SigningKeyRefresher: CustomStringConvertible {
+    var description: String { "SigningKeyRefresher" }
+}

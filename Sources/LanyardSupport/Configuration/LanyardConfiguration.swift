@@ -356,3 +356,10 @@ struct EnvironmentReader {
         return .init(limit: limit, window: TimeInterval(window))
     }
 }
+
+/// The configuration holds every secret an operator sets: it is never described in full.
+extension LanyardConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "LanyardConfiguration(issuer: \(issuer ?? "default"), dev: \(devMode))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
