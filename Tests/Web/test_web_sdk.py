@@ -9,7 +9,8 @@ server's own `GET /sdk/lanyard.js`, and drives it:
   the server's audit, zero sign-outs, every callback finished (no deadlock), one session on the server;
 - sign-out in one tab signs every tab out, sign-in in another signs every tab in;
 - email: a code from the dev mailbox, and a link confirmed in another tab while the app waits;
-- a passkey made by Chromium's virtual authenticator signs the same account in again.
+- a passkey made by Chromium's virtual authenticator signs the same account in again;
+- a tab frozen while it holds the SDK's refresh lock holds nobody up for longer than the lock timeout.
 Run: python3 Tests/Web/test_web_sdk.py (LANYARD_BINARY=… for a binary other than .build/debug/lanyard)
 """
 import json
@@ -309,6 +310,37 @@ class WebSDKBrowserTests(unittest.TestCase):
         self.assertEqual(signed_in["value"], user["id"])
         listed = await_in_tab(tab, "list", "return (await window.app.lanyard.passkeys.list()).map((p) => [p.name, !!p.last_used_at])")
         self.assertEqual(listed["value"], [["Chromium", True]])
+        self.assertEqual(reuse_events(), [])
+
+    def test_4_a_tab_frozen_holding_the_refresh_lock_blocks_nobody(self):
+        lanyard = STATE["lanyard"]
+        browser = STATE["browser"]
+        holder, other = browser.current_window_handle, None
+        browser.get(STATE["url"])
+        WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "status").text == "ready")
+        # The tab takes the SDK's refresh lock and never lets go, then freezes (as a tab frozen mid-refresh would).
+        in_tab(holder, "navigator.locks.request(`lanyard:${arguments[0]}:refresh`, () => new Promise(() => {}))", lanyard.base)
+        self.assertEqual(in_tab(holder, "return navigator.locks.query().then((s) => s.held.length)"), 1)
+        browser.switch_to.new_window("tab")
+        other = browser.current_window_handle
+        browser.get(STATE["url"])
+        WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "status").text == "ready")
+        browser.switch_to.window(holder)
+        browser.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+        token = lanyard.id_token("google", "web-frozen-lock")
+        outcome = await_in_tab(other, "locked", """
+            const started = Date.now();
+            const { user } = await window.app.lanyard.signInWithGoogle({ credential: arguments[0] });
+            const waited = Date.now() - started;
+            const renewed = await window.app.lanyard.refreshSession();
+            return { user: user.id, waited, renewed: renewed.user.id };""", token, timeout=30)
+        self.assertNotIn("error", outcome)
+        self.assertGreaterEqual(outcome["value"]["waited"], 4500, "it waited the lock timeout for the frozen tab")
+        self.assertEqual(outcome["value"]["renewed"], outcome["value"]["user"])
+        browser.switch_to.window(holder)
+        browser.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+        WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.app.lanyard.user?.id") == outcome["value"]["user"],
+                                         "the resumed tab holds the session the other signed in")
         self.assertEqual(reuse_events(), [])
 
 

@@ -1103,7 +1103,11 @@ class EmailFlow {
           { flow_id: this.flowId, flow_secret: this.flowSecret, wait }, { timeout: (wait + 15) * 1000, signal });
       } catch (error) {
         if (!(error instanceof LanyardError)) throw error;
-        if (error.code === "EMAIL_NOT_CONFIRMED" && Date.now() < deadline) continue;
+        if (error.code === "EMAIL_NOT_CONFIRMED" && Date.now() < deadline) {
+          // The last second before the deadline asks without waiting: pause between those asks.
+          if (wait === 0) await sleep(250, signal);
+          continue;
+        }
         if (error.code === "NETWORK_ERROR" && Date.now() < deadline && !signal?.aborted) {
           await sleep(1000, signal);
           continue;
