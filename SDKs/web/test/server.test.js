@@ -44,7 +44,8 @@ async function rejects(promise, code) {
 
 before(async () => {
   // Heartbeats every second: a server learns that a stream was closed when it next writes to it.
-  lanyard = await LanyardDev.start({ LANYARD_STREAM_HEARTBEAT: "1" });
+  // A second mail to an address at once (a merge's proof after a sign-in); the other mail limits stay.
+  lanyard = await LanyardDev.start({ LANYARD_STREAM_HEARTBEAT: "1", LANYARD_EMAIL_ADDRESS_INTERVAL: "0" });
 });
 
 after(async () => {
@@ -180,6 +181,25 @@ describe("the account", () => {
     assert.equal(other.session, null);
     await until(() => heard.some((e) => e.event === "SIGNED_OUT" && e.details.reason === "account_merged" && e.details.into === kept.user.id), "account_merged");
   });
+
+  test("an email code proves the other account of a merge; keeping the other one adopts its session", async () => {
+    const other = client();
+    const flowOther = await other.email.start("merge-proof@example.com");
+    const absorbed = await flowOther.verify((await lanyard.mail("merge-proof@example.com")).code);
+    const app = client();
+    const current = await app.signInWithGoogle({ credential: await lanyard.idToken("google", "g-merge-email") });
+    const flow = await app.email.start("merge-proof@example.com");
+    const mails = await until(async () => {
+      const all = await (await fetch(`${lanyard.base}/_emulator/mail?to=merge-proof%40example.com`)).json();
+      return all.length >= 2 && all;
+    }, "the second mail");
+    const code = mails[0].code;
+    const report = await app.merge({ proof: flow.proof(code), keep: "other" });
+    assert.equal(report.into, absorbed.user.id);
+    assert.equal(report.from, current.user.id);
+    assert.equal(app.session.user.id, absorbed.user.id, "the client holds the survivor's session");
+    assert.deepEqual([...app.session.linked_providers].sort(), ["email", "google"]);
+  });
 });
 
 describe("email", () => {
@@ -273,6 +293,17 @@ describe("records, live changes and groups", () => {
     await new Promise((done) => setTimeout(done, 300));
     assert.equal(resumed.length, 2, "nothing twice");
     stop();
+  });
+
+  test("the feed page by page, and its end as a cursor", async () => {
+    const app = client();
+    await app.signInWithGoogle({ credential: await lanyard.idToken("google", "g-feed") });
+    const end = await app.changes.list({ since: "now" });
+    await app.collection("notes").put("f1", { text: "after the end" });
+    const page = await app.changes.list({ since: end.next_cursor });
+    assert.deepEqual(page.changes.map((c) => c.id), ["f1"]);
+    const waited = await app.changes.list({ since: page.next_cursor, wait: 1 });
+    assert.deepEqual(waited.changes, []);
   });
 
   test("a family: create, invite, join by code, a group record arriving live at the other member", async () => {
