@@ -564,7 +564,8 @@ class LanyardClient(
 
     /**
      * The account's changes across its collections and groups, first those since this device last watched (the
-     * beginning the first time), then live as other devices make them, on the client's **one** connection (shared with
+     * beginning the first time; when only collections had opened the connection, from the moment this collector joins
+     * it), then live as other devices make them, on the client's **one** connection (shared with
      * every collection's [LanyardCollection.changes]). Reconnects with backoff after a dropped connection, refreshes the
      * session when the server says its token expired, and resumes after the last change it delivered (its place is kept
      * in the [sessionStore], per account): nothing is lost, nothing comes twice.
