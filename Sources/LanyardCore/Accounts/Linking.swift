@@ -64,6 +64,7 @@ public struct Linking: Sendable {
             try Self.checkLinkable(provider: provider, named: dependencies.providerTokens.displayName(provider),
                                    existingOwner: existing?.userID, account: user, owned: owned)
             let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
+            if provider == .passkey { try await Self.checkPasskeyCap(userID: user.id, on: connection) }
             try await alsoWriting?(connection, linked.identity)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
@@ -107,11 +108,15 @@ public struct Linking: Sendable {
         if provider != .passkey, owned.contains(where: { $0.provider == provider.rawValue }) {
             throw .providerAlreadyLinked(displayName)
         }
-        // Checked here, in the link's transaction, not only when options are asked for: options fetched ahead
-        // cannot carry an account past the cap (a racing link conflicts on the account's link position and reads
-        // again).
-        if provider == .passkey, owned.count(where: { $0.provider == provider.rawValue }) >= Passkeys.maximumPerAccount {
-            throw .invalidRequest(field: "passkeys", "This account holds \(Passkeys.maximumPerAccount) passkeys; remove one first")
+    }
+
+    /// The passkey cap, counted after this link's insert in its transaction (reference section 25). Counting
+    /// sends the held insert first, which locks the account's row: a racing registration waits for this one's
+    /// commit and then counts it, so options fetched ahead cannot carry an account past the cap.
+    static func checkPasskeyCap(userID: String, on connection: any DatabaseConnection) async throws {
+        let held = try await IdentityStore(connection).count(userID: userID, provider: Provider.passkey.rawValue)
+        guard held <= Passkeys.maximumPerAccount else {
+            throw LanyardError.invalidRequest(field: "passkeys", "This account holds \(Passkeys.maximumPerAccount) passkeys; remove one first")
         }
     }
 

@@ -19,7 +19,10 @@ struct BearerAuthentication: RouterMiddleware {
         case requiredReadingAccount
         /// A bearer is optional; one that is sent must be valid, and a guest's session ended by its merge still
         /// counts (sign-in's guest, so a retried sign-in lands where the first one did). A token of an account
-        /// absorbed by a full merge is `ACCOUNT_MERGED` here as on every route.
+        /// absorbed by a full merge is `ACCOUNT_MERGED` here as on every route but the merge's own.
+        case optionalAllowingMergedGuest
+        /// As `optionalAllowingMergedGuest`, and an account absorbed by a full merge too: the merge route answers
+        /// its own merge again to the device whose answer was lost (`MergeDecision.replay`).
         case optionalAllowingMerged
     }
 
@@ -43,6 +46,8 @@ struct BearerAuthentication: RouterMiddleware {
             (context.caller, context.account) = try await authenticator.authenticateReadingAccount(bearer: token)
         case .optionalAllowingMerged:
             // An invalid bearer is refused rather than ignored: the app believes it holds a guest session.
+            if let token { context.caller = try await authenticator.authenticateAllowingMerged(bearer: token) }
+        case .optionalAllowingMergedGuest:
             if let token {
                 let caller = try await authenticator.authenticateAllowingMerged(bearer: token)
                 if caller.mergedInto != nil, case let ended = try await authenticator.endedByMerge(caller),

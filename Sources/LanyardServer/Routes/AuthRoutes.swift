@@ -11,7 +11,7 @@ struct AuthRoutes {
         router.group("v1/auth").add(middleware: SignInMetrics(metrics: api.metrics,
                                                                    offered: Set(api.dependencies.providerTokens.offered.map(\.rawValue))))
             .add(middleware: RateLimit(api, .signIn, per: .clientIP))
-            .add(middleware: BearerAuthentication(api, .optionalAllowingMerged))
+            .add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest))
             .post("signin/:provider", use: signIn)
         router.group("v1/auth").add(middleware: RateLimit(api, .anonymous, per: .clientIP)).post("anonymous", use: anonymous)
         router.group("v1/auth").add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("refresh", use: refresh)

@@ -9,7 +9,7 @@ struct EmailRoutes {
     let api: APIContext
 
     func register(on router: Router<LanyardRequestContext>) {
-        let email = router.group("v1/auth/email").add(middleware: BearerAuthentication(api, .optionalAllowingMerged))
+        let email = router.group("v1/auth/email").add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest))
         email.post("start", use: start)
         let finishing = email.group().add(middleware: RateLimit(api, .signIn, per: .clientIP))
         finishing.post("verify", use: verify)

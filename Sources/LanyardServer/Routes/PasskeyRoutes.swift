@@ -10,7 +10,7 @@ struct PasskeyRoutes {
     func register(on router: Router<LanyardRequestContext>) {
         let ceremonies = router.group("v1/auth/passkeys").add(middleware: RateLimit(api, .signIn, per: .clientIP))
         ceremonies.post("signin/options", use: signInOptions)
-        ceremonies.group().add(middleware: BearerAuthentication(api, .optionalAllowingMerged)).post("signin", use: signIn)
+        ceremonies.group().add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest)).post("signin", use: signIn)
         let registering = ceremonies.group().add(middleware: BearerAuthentication(api, .required))
         registering.post("register/options", use: registrationOptions)
         registering.group().add(middleware: RateLimit(api, .link, per: .caller)).post("register", use: register)

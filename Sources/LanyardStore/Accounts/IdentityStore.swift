@@ -184,6 +184,12 @@ public struct IdentityStore: Sendable {
     }
 
     /// Detaches an identity from its account (a merge's `release`).
+    /// How many identities of `provider` the account holds.
+    public func count(userID: String, provider: String) async throws -> Int {
+        Int(try await connection.first("SELECT count(*) AS n FROM identities WHERE user_id = $1 AND provider = $2",
+                                       [.text(userID), .text(provider)])?.integer("n") ?? 0)
+    }
+
     public func delete(id: String) async throws {
         try await connection.query("DELETE FROM identities WHERE id = $1", [.text(id)])
     }
