@@ -335,6 +335,10 @@ const DEFAULTS = {
   lockTimeout: 5_000,
 };
 
+/** Each client's internals for its parts; a WeakMap keeps them out of the public surface. */
+const INSIDE = new WeakMap();
+const inside = (client) => INSIDE.get(client);
+
 /** A client for one Lanyard server (see SDKs/web/lanyard.d.ts for every option and call). */
 export function createClient(options) {
   return new Client(options);
@@ -377,6 +381,16 @@ class Client {
       this.#ready = this.#store.read(this.#keys.session).then((stored) => { this.#session = stored ?? null; });
     }
 
+    // What the parts (email, passkeys, sessions, live changes) need of the client, kept off its public surface.
+    INSIDE.set(this, {
+      ready: this.#ready, store: this.#store, keys: this.#keys, authenticator: this.#authenticator, fetch: this.#fetch,
+      signInWith: (method, path, body) => this.#signInWith(method, path, body),
+      guestBearer: () => this.#guestBearer(),
+      adopt: (payload) => this.#adopt(payload),
+      renew: (payload) => this.#renew(payload),
+      updateUser: (user, events) => this.#updateUser(user, events),
+      endSession: (bearer, reason, extra) => this.#endSession(bearer, reason, extra),
+    });
     this.email = new EmailAuth(this);
     this.passkeys = new PasskeyAuth(this);
     this.sessions = new Sessions(this);
@@ -446,7 +460,7 @@ class Client {
     if (givenName) body.given_name = givenName;
     if (familyName) body.family_name = familyName;
     if (authorizationCode) body.authorization_code = authorizationCode;
-    return this.signInWith("POST", `/v1/auth/signin/${segment(provider)}`, body);
+    return this.#signInWith("POST", `/v1/auth/signin/${segment(provider)}`, body);
   }
 
   /** Sign in with Apple (Apple JS's `authorization.id_token`, and on the first authorization the user's name). */
@@ -462,7 +476,7 @@ class Client {
   /** A guest: an account with no sign-in method, which keeps its data when the person signs in later. */
   async signInAnonymously() {
     const payload = await this.request("POST", "/v1/auth/anonymous", { auth: false });
-    return this.adopt(payload);
+    return this.#adopt(payload);
   }
 
   // Redirect sign-in (reference section 23: GET /v1/auth/authorize/{provider} with PKCE, then POST /v1/auth/token)
@@ -472,17 +486,17 @@ class Client {
   //   through `signInWith("POST", "/v1/auth/token", …)`, so a guest's bearer upgrades or merges as here.
 
   /** Sends a sign-in request (with a guest's bearer when a guest session is held) and adopts its session. */
-  async signInWith(method, path, body) {
+  async #signInWith(method, path, body) {
     await this.#ready;
-    const bearer = await this.guestBearer();
+    const bearer = await this.#guestBearer();
     const payload = bearer
       ? await this.request(method, path, { body, bearer })
       : await this.request(method, path, { body, auth: false });
-    return this.adopt(payload);
+    return this.#adopt(payload);
   }
 
   /** The guest's access token for an upgrade, or null (not a guest, or its session already ended). */
-  async guestBearer() {
+  async #guestBearer() {
     if (!this.#session?.user?.is_anonymous) return null;
     try {
       return await this.getAccessToken();
@@ -493,7 +507,7 @@ class Client {
   }
 
   /** Holds a session response's session (stored, other tabs told) and answers what the app needs of it. */
-  async adopt(payload) {
+  async #adopt(payload) {
     const session = sessionFrom(payload);
     await this.#withRefreshLock(() => this.#write(session));
     const events = [["SIGNED_IN", session, {}]];
@@ -508,14 +522,14 @@ class Client {
   /** The account from the server (another device may have linked a method or renamed it); the held user is updated. */
   async me() {
     const me = await this.request("GET", "/v1/users/me");
-    await this.updateUser(me);
+    await this.#updateUser(me);
     return me;
   }
 
   /** Sets the name the account shows; null clears it. */
   async updateProfile({ displayName }) {
     const user = await this.request("PATCH", "/v1/users/me", { body: { display_name: displayName ?? null } });
-    await this.updateUser(user);
+    await this.#updateUser(user);
     return user;
   }
 
@@ -525,7 +539,7 @@ class Client {
     if (nonce) body.nonce = nonce;
     const answer = await this.request("POST", `/v1/auth/link/${segment(provider)}`, { body });
     const user = answer.user ?? await this.request("GET", "/v1/users/me");
-    await this.updateUser({ ...user, linked_providers: answer.linked_providers ?? user.linked_providers }, [["LINKED", { provider }]]);
+    await this.#updateUser({ ...user, linked_providers: answer.linked_providers ?? user.linked_providers }, [["LINKED", { provider }]]);
     return answer;
   }
 
@@ -533,7 +547,7 @@ class Client {
   async unlink(provider) {
     const answer = await this.request("DELETE", `/v1/auth/link/${segment(provider)}`);
     const user = await this.request("GET", "/v1/users/me");
-    await this.updateUser(user, [["UNLINKED", { provider }]]);
+    await this.#updateUser(user, [["UNLINKED", { provider }]]);
     return answer;
   }
 
@@ -542,11 +556,11 @@ class Client {
     const body = { id_token: idToken };
     if (nonce) body.nonce = nonce;
     const payload = await this.request("POST", `/v1/auth/reauthenticate/${segment(provider)}`, { body });
-    return this.renew(payload);
+    return this.#renew(payload);
   }
 
   /** Holds a renewed session of the same account (re-authentication). */
-  async renew(payload) {
+  async #renew(payload) {
     const session = sessionFrom(payload);
     await this.#withRefreshLock(() => this.#write(session));
     this.#announce("TOKEN_REFRESHED");
@@ -579,7 +593,7 @@ class Client {
       report = await this.request("POST", "/v1/users/me/merge", { body, headers });
     }
     if (report.session) {
-      await this.adopt(report.session);
+      await this.#adopt(report.session);
       delete report.session;
     } else if (!dryRun) {
       await this.me().catch(() => {});
@@ -597,17 +611,17 @@ class Client {
       const ended = error instanceof LanyardError && ["UNAUTHORIZED", "NOT_SIGNED_IN", ...SESSION_ENDING.keys()].includes(error.code);
       if (!ended) {
         // The browser forgets the session even when the server cannot be reached; the error still tells the app.
-        if (scope !== "others") await this.endSession(null, "user_requested");
+        if (scope !== "others") await this.#endSession(null, "user_requested");
         throw error;
       }
     }
-    if (scope !== "others") await this.endSession(null, "user_requested");
+    if (scope !== "others") await this.#endSession(null, "user_requested");
   }
 
   /** Deletes the account with its methods, sessions and data (a recent sign-in), and signs out. */
   async deleteAccount() {
     await this.request("DELETE", "/v1/users/me");
-    await this.endSession(null, "account_deleted");
+    await this.#endSession(null, "account_deleted");
   }
 
   /** Records of one collection: the account's own, a group's (`{ group }`) or one a member shares (`{ group, member }`). */
@@ -646,7 +660,7 @@ class Client {
     } catch (error) {
       if (error instanceof LanyardError && (error.code === "ACCOUNT_DISABLED" || error.code === "ACCOUNT_MERGED")
           && error.details?.reason !== "other_account") {
-        await this.endSession(token, SESSION_ENDING.get(error.code), error.details?.merged_into ? { into: error.details.merged_into } : {});
+        await this.#endSession(token, SESSION_ENDING.get(error.code), error.details?.merged_into ? { into: error.details.merged_into } : {});
       }
       throw error;
     }
@@ -750,6 +764,12 @@ class Client {
             events.push(...this.#differences(this.#session, now));
             this.#session = now;
             return now;
+          }
+          if (now === null) {
+            // Another tab signed out meanwhile (which is why the server refused): that sign-out, with its reason.
+            if (this.#session) events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
+            this.#session = null;
+            throw error;
           }
           const details = { reason: SESSION_ENDING.get(error.code) };
           if (error.details?.merged_into) details.into = error.details.merged_into;
@@ -883,7 +903,7 @@ class Client {
   }
 
   /** Signs out when the held session still uses `bearer` (null: whatever it uses), and tells everyone. */
-  async endSession(bearer, reason, extra = {}) {
+  async #endSession(bearer, reason, extra = {}) {
     if (!this.#session || (bearer && this.#session.access_token !== bearer)) return;
     const details = { reason, ...extra };
     /** @type {any[]} */
@@ -907,7 +927,7 @@ class Client {
   }
 
   /** Replaces the held user (after `me`, a link, a rename) and tells the listeners. */
-  async updateUser(user, extraEvents = []) {
+  async #updateUser(user, extraEvents = []) {
     if (!this.#session) return;
     const { linked_providers: linked, recovery, ...rest } = user;
     const before = this.#session;
@@ -1006,13 +1026,6 @@ class Client {
     });
   }
 
-  // MARK: For the parts (email, passkeys, live changes)
-
-  get ready() { return this.#ready; }
-  get store() { return this.#store; }
-  get keys() { return this.#keys; }
-  get authenticator() { return this.#authenticator; }
-  get rawFetch() { return this.#fetch; }
 }
 
 function sameSession(a, b) {
@@ -1061,7 +1074,7 @@ class EmailAuth {
 
   /** A flow this browser started, found again after a reload (the page `redirect_to` opened has `?flow_id=`). */
   async resume(flowId) {
-    const saved = await this.#client.store.read(this.#client.keys.prefix + "email:" + flowId);
+    const saved = await inside(this.#client).store.read(inside(this.#client).keys.prefix + "email:" + flowId);
     if (!saved) return null;
     return new EmailFlow(this.#client, saved);
   }
@@ -1076,7 +1089,7 @@ class EmailAuth {
       expiresAt: Date.now() + started.expires_in * 1000,
     };
     // Kept until it ends, so a page reloaded (or opened by the link's redirect) can still finish it.
-    await this.#client.store.write(this.#client.keys.prefix + "email:" + saved.flowId, saved);
+    await inside(this.#client).store.write(inside(this.#client).keys.prefix + "email:" + saved.flowId, saved);
     return new EmailFlow(this.#client, saved);
   }
 }
@@ -1128,21 +1141,21 @@ class EmailFlow {
     if (this.intent === "link") {
       const answer = await client.request("POST", path, { body, ...options });
       const user = answer.user ?? await client.request("GET", "/v1/users/me");
-      await client.updateUser({ ...user, linked_providers: answer.linked_providers ?? user.linked_providers }, [["LINKED", { provider: "email" }]]);
+      await inside(client).updateUser({ ...user, linked_providers: answer.linked_providers ?? user.linked_providers }, [["LINKED", { provider: "email" }]]);
       result = { session: client.session, user: client.user, isNewUser: false, mergedFrom: null };
     } else if (this.intent === "reauthenticate") {
       const payload = await client.request("POST", path, { body, ...options });
-      await client.renew(payload);
+      await inside(client).renew(payload);
       result = { session: client.session, user: client.user, isNewUser: false, mergedFrom: null };
     } else {
-      await client.ready;
-      const bearer = await client.guestBearer();
+      await inside(client).ready;
+      const bearer = await inside(client).guestBearer();
       const payload = bearer
         ? await client.request("POST", path, { body, bearer, ...options })
         : await client.request("POST", path, { body, auth: false, ...options });
-      result = await client.adopt(payload);
+      result = await inside(client).adopt(payload);
     }
-    await client.store.write(client.keys.prefix + "email:" + this.flowId, null);
+    await inside(client).store.write(inside(client).keys.prefix + "email:" + this.flowId, null);
     return result;
   }
 }
@@ -1222,31 +1235,31 @@ class PasskeyAuth {
   async register({ name, signal } = {}) {
     const client = this.#client;
     const options = await client.request("POST", "/v1/auth/passkeys/register/options");
-    const credential = await client.authenticator.create(options, { signal });
+    const credential = await inside(client).authenticator.create(options, { signal });
     const body = { credential };
     if (name) body.name = name;
     const answer = await client.request("POST", "/v1/auth/passkeys/register", { body });
-    await client.updateUser({ ...answer.user, linked_providers: answer.linked_providers }, [["LINKED", { provider: "passkey" }]]);
+    await inside(client).updateUser({ ...answer.user, linked_providers: answer.linked_providers }, [["LINKED", { provider: "passkey" }]]);
     return answer.passkey;
   }
 
   /** Signs in with a passkey the person picks; a guest's data comes along (upgraded or merged). */
   async signIn({ signal, mediation } = {}) {
     const credential = await this.assertion({ signal, mediation });
-    return this.#client.signInWith("POST", "/v1/auth/passkeys/signin", { credential });
+    return inside(this.#client).signInWith("POST", "/v1/auth/passkeys/signin", { credential });
   }
 
   /** Proves the person is still there with one of the account's passkeys; the session is renewed. */
   async reauthenticate({ signal } = {}) {
     const credential = await this.assertion({ signal });
     const payload = await this.#client.request("POST", "/v1/auth/passkeys/signin", { body: { credential, intent: "reauthenticate" } });
-    return this.#client.renew(payload);
+    return inside(this.#client).renew(payload);
   }
 
   /** An assertion for a fresh sign-in challenge, not sent anywhere (a merge proof: `{ provider: "passkey", credential }`). */
   async assertion({ signal, mediation } = {}) {
     const options = await this.#client.request("POST", "/v1/auth/passkeys/signin/options", { auth: false });
-    return this.#client.authenticator.get(options, { signal, mediation });
+    return inside(this.#client).authenticator.get(options, { signal, mediation });
   }
 
   /** The account's passkeys, oldest first. */
@@ -1263,7 +1276,7 @@ class PasskeyAuth {
   async remove(id) {
     const answer = await this.#client.request("DELETE", `/v1/users/me/passkeys/${segment(id)}`);
     const user = await this.#client.request("GET", "/v1/users/me");
-    await this.#client.updateUser(user, [["UNLINKED", { provider: "passkey" }]]);
+    await inside(this.#client).updateUser(user, [["UNLINKED", { provider: "passkey" }]]);
     return answer;
   }
 }
@@ -1284,7 +1297,7 @@ class Sessions {
     const current = this.#client.session;
     const own = current && claims(current.access_token).sid === id;
     await this.#client.request("DELETE", `/v1/sessions/${segment(id)}`);
-    if (own) await this.#client.endSession(null, "user_requested");
+    if (own) await inside(this.#client).endSession(null, "user_requested");
   }
 }
 
@@ -1533,7 +1546,7 @@ class LiveFeed {
   async #connect(session) {
     const client = this.#client;
     const account = session.user.id;
-    const cursorKey = client.keys.prefix + "cursor:" + account;
+    const cursorKey = inside(client).keys.prefix + "cursor:" + account;
     let token;
     try {
       token = await client.getAccessToken();
@@ -1543,7 +1556,7 @@ class LiveFeed {
     if (client.session?.user?.id !== account) return 0;
     if (this.#cursorAccount !== account) {
       // A new page (or another account): where this browser left off for the account, kept in the storage.
-      const stored = await client.store.read(cursorKey);
+      const stored = await inside(client).store.read(cursorKey);
       this.#cursor = typeof stored === "string" ? stored : null;
       this.#cursorAccount = account;
     }
@@ -1554,7 +1567,7 @@ class LiveFeed {
     if (typeof cursor === "string") headers["Last-Event-ID"] = cursor;
     let answer;
     try {
-      answer = await client.rawFetch(client.url + "/v1/changes/stream", { headers, signal: controller.signal, cache: "no-store" });
+      answer = await inside(client).fetch(client.url + "/v1/changes/stream", { headers, signal: controller.signal, cache: "no-store" });
     } catch {
       return controller.signal.aborted ? 0 : this.#backoff();
     }
@@ -1571,7 +1584,7 @@ class LiveFeed {
         }
       }
       if (SESSION_ENDING.has(error.code)) {
-        await client.endSession(token, SESSION_ENDING.get(error.code));
+        await inside(client).endSession(token, SESSION_ENDING.get(error.code));
         return 0;
       }
       if (error.status >= 500 || error.code === "RATE_LIMITED" || error.code === "INVALID_RESPONSE") {
@@ -1622,7 +1635,7 @@ class LiveFeed {
         change.cursor = event.id;
         if (event.id) {
           this.#cursor = event.id;
-          await client.store.write(cursorKey, event.id);
+          await inside(client).store.write(cursorKey, event.id);
         }
         this.#failures = 0;
         for (const subscriber of [...this.#subscribers.values()]) {
@@ -1665,13 +1678,13 @@ class LiveFeed {
         return 0;
       case "resync_required":
         this.#cursor = null;
-        await client.store.write(cursorKey, null);
+        await inside(client).store.write(cursorKey, null);
         return 0;
       case "account_deleted":
-        await client.endSession(token, "account_deleted");
+        await inside(client).endSession(token, "account_deleted");
         return 0;
       case "account_disabled":
-        await client.endSession(token, "account_disabled");
+        await inside(client).endSession(token, "account_disabled");
         return 0;
       default:
         // signed_out, account_merged: this session is over, unless the client holds another one now; the refresh
