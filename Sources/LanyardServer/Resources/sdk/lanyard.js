@@ -605,17 +605,31 @@ class Client {
   async signOut({ scope = "local" } = {}) {
     await this.#ready;
     if (!this.#session) return;
-    try {
+    const ended = (error) => error instanceof LanyardError
+      && ["UNAUTHORIZED", "NOT_SIGNED_IN", ...SESSION_ENDING.keys()].includes(error.code);
+    if (scope === "others") {
       await this.request("POST", "/v1/auth/signout", { body: { scope } });
-    } catch (error) {
-      const ended = error instanceof LanyardError && ["UNAUTHORIZED", "NOT_SIGNED_IN", ...SESSION_ENDING.keys()].includes(error.code);
-      if (!ended) {
-        // The browser forgets the session even when the server cannot be reached; the error still tells the app.
-        if (scope !== "others") await this.#endSession(null, "user_requested");
-        throw error;
-      }
+      return;
     }
-    if (scope !== "others") await this.#endSession(null, "user_requested");
+    let token = null;
+    let failure = null;
+    try {
+      token = await this.getAccessToken();
+    } catch (error) {
+      if (!(error instanceof LanyardError)) throw error;
+      if (!ended(error)) failure = error;
+    }
+    // This browser forgets the session first, so its other tabs hear a sign-out the person asked for (and stop
+    // refreshing a session the server is about to end); the server is told with the token taken just before.
+    await this.#endSession(null, "user_requested");
+    if (failure) throw failure;
+    if (!token) return;
+    try {
+      await this.#send("POST", "/v1/auth/signout", { body: { scope }, bearer: token });
+    } catch (error) {
+      // Unreachable: the browser is signed out all the same; the error tells the app other devices may not be.
+      if (!ended(error)) throw error;
+    }
   }
 
   /** Deletes the account with its methods, sessions and data (a recent sign-in), and signs out. */
