@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, LanyardError, MemoryStorage } from "../lanyard.js";
 import { LanyardDev } from "./lanyard-dev.js";
+import { SoftwareAuthenticator } from "./software-authenticator.js";
 
 let lanyard;
 const clients = [];
@@ -232,6 +233,42 @@ describe("email", () => {
     assert.equal(result.user.is_anonymous, false);
     assert.equal(page.session.user.id, result.user.id);
     assert.equal(await page.email.resume(flow.flowId), null, "a finished flow is forgotten");
+  });
+});
+
+describe("passkeys", () => {
+  test("a guest registers a passkey (upgraded in place) and signs in with it; more are named, renamed and removed", async () => {
+    // In dev mode passkeys belong to `localhost`, and the server's own origin there is accepted.
+    const authenticator = new SoftwareAuthenticator(`http://localhost:${new URL(lanyard.base).port}`);
+    const app = createClient({ url: lanyard.base, storage: new MemoryStorage(), passkeyAuthenticator: authenticator });
+    clients.push(app);
+    const heard = record(app);
+    const guest = await app.signInAnonymously();
+    const laptop = await app.passkeys.register({ name: "Laptop" });
+    assert.equal(laptop.name, "Laptop");
+    assert.equal(app.user.id, guest.user.id);
+    assert.equal(app.user.is_anonymous, false);
+    assert.deepEqual(app.session.linked_providers, ["passkey"]);
+    await until(() => heard.some((e) => e.event === "LINKED" && e.details.provider === "passkey"), "LINKED passkey");
+    await app.signOut();
+    const back = await app.passkeys.signIn();
+    assert.equal(back.user.id, guest.user.id);
+    const phone = await app.passkeys.register({ name: "Phone" });
+    const renamed = await app.passkeys.rename(phone.id, "Old phone");
+    assert.equal(renamed.name, "Old phone");
+    assert.deepEqual((await app.passkeys.list()).map((p) => p.name), ["Laptop", "Old phone"]);
+    const before = app.session.access_token;
+    await app.passkeys.reauthenticate();
+    assert.notEqual(app.session.access_token, before, "a renewed session");
+    await app.passkeys.remove(phone.id);
+    assert.deepEqual((await app.passkeys.list()).map((p) => p.name), ["Laptop"]);
+    await rejects(app.passkeys.remove(laptop.id), "CANNOT_UNLINK_ONLY_PROVIDER");
+    const stranger = new SoftwareAuthenticator("https://evil.example");
+    stranger.credentials = authenticator.credentials;
+    const other = createClient({ url: lanyard.base, storage: "memory", passkeyAuthenticator: stranger });
+    clients.push(other);
+    const refused = await rejects(other.passkeys.signIn(), "INVALID_PASSKEY");
+    assert.equal(refused.details.reason, "origin");
   });
 });
 
