@@ -1550,6 +1550,11 @@ class LiveFeed {
     }
   }
 
+  /** After a refresh failed: at once when it signed the client out (the loop then waits for a session), else a pause. */
+  #afterFailedRefresh() {
+    return this.#client.session ? this.#backoff() : 0;
+  }
+
   #backoff() {
     this.#failures += 1;
     const ceiling = Math.min(30_000, 250 * 2 ** (Math.min(this.#failures, 10) - 1));
@@ -1565,7 +1570,9 @@ class LiveFeed {
     try {
       token = await client.getAccessToken();
     } catch (error) {
-      return error instanceof LanyardError && error.code === "NETWORK_ERROR" ? this.#backoff() : 0;
+      // Signed out meanwhile: the loop waits for a session. Anything else (the network, a busy or limiting server)
+      // is waited out.
+      return error instanceof LanyardError && error.code === "NOT_SIGNED_IN" ? 0 : this.#backoff();
     }
     if (client.session?.user?.id !== account) return 0;
     if (this.#cursorAccount !== account) {
@@ -1593,8 +1600,8 @@ class LiveFeed {
         try {
           await client.refreshSession(token);
           return this.#failures > 0 ? this.#backoff() : (this.#failures++, 0);
-        } catch (refused) {
-          return refused instanceof LanyardError && refused.code === "NETWORK_ERROR" ? this.#backoff() : 0;
+        } catch {
+          return this.#afterFailedRefresh();
         }
       }
       if (SESSION_ENDING.has(error.code)) {
@@ -1682,8 +1689,8 @@ class LiveFeed {
         try {
           await client.refreshSession(token);
           return 0;
-        } catch (error) {
-          return error instanceof LanyardError && error.code === "NETWORK_ERROR" ? this.#backoff() : 0;
+        } catch {
+          return this.#afterFailedRefresh();
         }
       case "shutdown":
         return 50 + Math.random() * 450;
