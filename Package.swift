@@ -52,6 +52,7 @@ let package = Package(
         .target(
             name: "LanyardSupport",
             dependencies: [
+                "LanyardWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -61,7 +62,7 @@ let package = Package(
         .target(
             name: "LanyardProviders",
             dependencies: [
-                "LanyardSupport",
+                "LanyardSupport", "LanyardWire",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -58,7 +58,7 @@ public struct ProviderSettings: Sendable {
 
     /// A provider of `LANYARD_OIDC_PROVIDERS` (the configuration has already checked the name and filled presets).
     public init?(_ configured: OIDCProviderConfiguration) {
-        guard let provider = Provider(rawValue: configured.name) else { return nil }
+        guard let provider = Provider(validName: configured.name) else { return nil }
         let issuer: IssuerRule = if configured.issuer == nil && configured.name == Provider.microsoft.rawValue {
             .microsoft(MicrosoftTenants(configured.tenants) ?? .only([]))  // the configuration refused anything else
         } else {

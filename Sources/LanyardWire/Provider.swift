@@ -73,6 +73,33 @@ public struct Provider: RawRepresentable, Hashable, Sendable, Codable, CustomStr
         self.init(rawValue: name)
     }
 
+    /// A provider whose name a server could configure, or nil: a lowercase letter, then lowercase letters,
+    /// digits or `_`, at most 32 in all (a name is also part of environment variable names). The server reads
+    /// names from requests and configuration this way; an app has no need to.
+    ///
+    /// ```swift
+    /// Provider(validName: "acme")  // Provider("acme")
+    /// Provider(validName: "Acme!") // nil
+    /// ```
+    public init?(validName name: String) {
+        guard Self.isValidName(name) else { return nil }
+        self.init(rawValue: name)
+    }
+
+    /// Whether `name` is one a server could configure (see `init(validName:)`).
+    ///
+    /// ```swift
+    /// Provider.isValidName("microsoft") // true
+    /// ```
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_")
+        }
+    }
+
     /// A name to show a person: "Apple", "Google", "Microsoft"; the server's `display_name` (from
     /// `LanyardClient.providers()`) for names it configures.
     ///

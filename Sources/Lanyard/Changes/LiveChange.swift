@@ -62,22 +62,21 @@ public struct LiveChange: Sendable, Equatable {
     /// A group, a shared collection or read access gone (`group_removed`, `share_removed`, `access_removed` events).
     init?(removal event: ServerSentEvent) {
         guard let cursor = event.id,
-              let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
-              let group = object["group_id"] as? String else { return nil }
-        switch event.name {
-        case "group_removed": kind = .groupRemoved
-        case "share_removed": kind = .shareRemoved
-        case "access_removed": kind = .accessRemoved
+              let removal = try? WireCoding.decoder().decode(StreamRemoval.self, from: Data(event.data.utf8)) else { return nil }
+        switch StreamEventName(rawValue: event.name) {
+        case .groupRemoved: kind = .groupRemoved
+        case .shareRemoved: kind = .shareRemoved
+        case .accessRemoved: kind = .accessRemoved
         default: return nil
         }
-        (collection, id, version, updatedAt, isDeleted) = (object["collection"] as? String ?? "", "", 0, Date(), true)
-        (groupID, sharedBy, self.cursor, data) = (LanyardGroup.ID(group), (object["shared_by"] as? String).map { User.ID($0) },
+        (collection, id, version, updatedAt, isDeleted) = (removal.collection ?? "", "", 0, Date(), true)
+        (groupID, sharedBy, self.cursor, data) = (LanyardGroup.ID(removal.groupID), removal.sharedBy.map { User.ID($0) },
                                                   cursor, nil)
     }
 
     /// The change an event of the stream carries (a `ChangeRecord`), or nil when it is not one.
     init?(event: ServerSentEvent) {
-        guard event.name == "change", let cursor = event.id,
+        guard StreamEventName(rawValue: event.name) == .change, let cursor = event.id,
               let change = try? WireCoding.decoder().decode(ChangeRecord<JSONText>.self, from: Data(event.data.utf8))
         else { return nil }
         collection = change.collection

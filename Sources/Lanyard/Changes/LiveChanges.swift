@@ -148,53 +148,59 @@ struct FeedReader {
 
     /// A change to deliver, or nil when the event was about the stream itself.
     private mutating func handle(_ event: ServerSentEvent) async throws -> LiveChange? {
-        switch event.name {
-        case "change":
+        switch StreamEventName(rawValue: event.name) {
+        case .change:
             guard let change = LiveChange(event: event) else { return nil }
             remember(change.cursor)
             (failures, refusedOnce) = (0, false)
             return change
-        case "group_removed", "share_removed", "access_removed":
+        case .groupRemoved, .shareRemoved, .accessRemoved:
             guard let removal = LiveChange(removal: event) else { return nil }
             remember(removal.cursor)
             return removal
-        case "ready":
+        case .ready:
+            // The caught-up place: a connection that drops before any change resumes here, not where it began
+            // (`since=now` for collections alone would skip what was committed in between).
+            if let ready = Self.decode(StreamReady.self, event) { remember(ready.cursor) }
             live.isLive = true
             (failures, refusedOnce) = (0, false)
-        case "token_expiring":
+        case .tokenExpiring:
             _ = try? await client.accessToken()
-        case "end":
+        case .end:
             disconnect()
-            let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any]
-            try await ended(reason: object?["reason"] as? String ?? "")
-        default:
+            try await ended(reason: Self.decode(StreamEnded.self, event)?.reason)
+        case nil:
             break
         }
         return nil
     }
 
-    /// What each `end` reason asks of the client.
-    private mutating func ended(reason: String) async throws {
+    static func decode<Event: Decodable>(_ type: Event.Type, _ event: ServerSentEvent) -> Event? {
+        try? WireCoding.decoder().decode(type, from: Data(event.data.utf8))
+    }
+
+    /// What each `end` reason asks of the client (nil: a reason this SDK does not know, handled as a session's end).
+    private mutating func ended(reason: StreamEndReason?) async throws {
         switch reason {
-        case "token_expired":
+        case .tokenExpired:
             if let bearer { _ = try await client.refreshedSession(replacing: bearer) }
-        case "shutdown":
+        case .shutdown:
             // The instance is stopping: another answers at once behind a load balancer.
             try await Task.sleep(for: .milliseconds(Int64.random(in: 50...500)))
-        case "replaced":
+        case .replaced:
             finished = true
-        case "resync_required":
+        case .resyncRequired:
             remember(nil)
-        case "account_deleted":
+        case .accountDeleted:
             await client.endSession(ifStillUsing: bearer, because: .accountDeleted)
             throw LanyardError.notSignedIn
-        case "account_disabled":
+        case .accountDisabled:
             await client.endSession(ifStillUsing: bearer, because: .accountDisabled)
             throw LanyardError.accountDisabled
-        default:
-            // signed_out, account_merged: this session is over. A client that holds another one (a guest's
-            // device that signed in to the account it merged into) goes on with it; otherwise the refresh
-            // tells, and signs the client out when the session ended.
+        case .signedOut, .accountMerged, nil:
+            // This session is over. A client that holds another one (a guest's device that signed in to the
+            // account it merged into) goes on with it; otherwise the refresh tells, and signs the client out when
+            // the session ended.
             if let bearer, let current = try? await client.accessToken(), current != bearer { return }
             if let bearer { _ = try await client.refreshedSession(replacing: bearer) }
         }

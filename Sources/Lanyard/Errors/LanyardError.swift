@@ -210,39 +210,42 @@ extension LanyardError {
         }
         let error = payload.error
         let retryAfter = Self.retryAfter(headers) ?? error.details?.retryAfter
-        switch error.code {
-        case "INVALID_REQUEST": return .invalidRequest(field: error.details?.field, message: error.message)
-        case "PAYLOAD_TOO_LARGE": return .payloadTooLarge
-        case "UNSUPPORTED_PROVIDER": return .unsupportedProvider(Provider(rawValue: error.details?.provider ?? ""))
-        case "INVALID_PROVIDER_TOKEN": return .invalidProviderToken(reason: error.details?.reason ?? "")
-        case "PROVIDER_UNAVAILABLE": return .providerUnavailable
-        case "UNAUTHORIZED": return .unauthorized
-        case "INVALID_REFRESH_TOKEN": return .invalidRefreshToken
-        case "REFRESH_TOKEN_REUSED": return .refreshTokenReused
-        case "PROVIDER_CONFLICT":
+        guard let code = ErrorCode(rawValue: error.code) else {
+            return .server(status: status, code: error.code, message: error.message)
+        }
+        switch code {
+        case .invalidRequest: return .invalidRequest(field: error.details?.field, message: error.message)
+        case .payloadTooLarge: return .payloadTooLarge
+        case .unsupportedProvider: return .unsupportedProvider(Provider(rawValue: error.details?.provider ?? ""))
+        case .invalidProviderToken: return .invalidProviderToken(reason: error.details?.reason ?? "")
+        case .providerUnavailable: return .providerUnavailable
+        case .unauthorized: return .unauthorized
+        case .invalidRefreshToken: return .invalidRefreshToken
+        case .refreshTokenReused: return .refreshTokenReused
+        case .providerConflict:
             return .providerConflict(reason: ProviderConflictReason(error.details?.reason),
                                      mergeAvailable: error.details?.mergeAvailable ?? false)
-        case "CANNOT_UNLINK_ONLY_PROVIDER": return .cannotUnlinkOnlyProvider
-        case "PROVIDER_NOT_LINKED": return .providerNotLinked(error.details?.provider.map(Provider.init(rawValue:)))
-        case "REAUTHENTICATION_REQUIRED": return .reauthenticationRequired
-        case "RATE_LIMITED": return .rateLimited(retryAfter: retryAfter)
-        case "NOT_FOUND": return .notFound
-        case "FORBIDDEN": return error.details?.reason == "identity_not_on_account" ? .identityNotOnAccount : .forbidden
-        case "VERSION_CONFLICT": return .versionConflict(currentVersion: error.details?.currentVersion)
-        case "ACCOUNT_DISABLED": return error.details?.reason == "other_account" ? .otherAccountDisabled : .accountDisabled
-        case "SERVICE_UNAVAILABLE": return .serviceUnavailable(retryAfter: retryAfter)
-        case "INVITE_UNUSABLE": return .inviteUnusable(reason: error.details?.reason ?? "")
-        case "GROUP_LIMIT": return .groupLimit(reason: error.details?.reason ?? "", limit: error.details?.limit)
-        case "INSUFFICIENT_ROLE": return .insufficientRole(required: error.details?.required.flatMap(GroupRole.init(rawValue:)))
-        case "OWNER_MUST_TRANSFER": return .ownerMustTransfer
-        case "MERGE_CONFLICT":
+        case .cannotUnlinkOnlyProvider: return .cannotUnlinkOnlyProvider
+        case .providerNotLinked: return .providerNotLinked(error.details?.provider.map(Provider.init(rawValue:)))
+        case .reauthenticationRequired: return .reauthenticationRequired
+        case .rateLimited: return .rateLimited(retryAfter: retryAfter)
+        case .notFound: return .notFound
+        case .forbidden: return error.details?.reason == "identity_not_on_account" ? .identityNotOnAccount : .forbidden
+        case .versionConflict: return .versionConflict(currentVersion: error.details?.currentVersion)
+        case .accountDisabled: return error.details?.reason == "other_account" ? .otherAccountDisabled : .accountDisabled
+        case .serviceUnavailable: return .serviceUnavailable(retryAfter: retryAfter)
+        case .inviteUnusable: return .inviteUnusable(reason: error.details?.reason ?? "")
+        case .groupLimit: return .groupLimit(reason: error.details?.reason ?? "", limit: error.details?.limit)
+        case .insufficientRole: return .insufficientRole(required: error.details?.required.flatMap(GroupRole.init(rawValue:)))
+        case .ownerMustTransfer: return .ownerMustTransfer
+        case .mergeConflict:
             return .mergeConflict(reason: error.details?.reason ?? "", mergedInto: error.details?.mergedInto,
                                   providers: error.details?.providers ?? [])
-        case "ACCOUNT_MERGED": return .accountMerged(into: User.ID(error.details?.mergedInto ?? ""))
-        case "INVALID_CODE": return .invalidCode(reason: error.details?.reason ?? "", attemptsLeft: error.details?.attemptsLeft ?? 0)
-        case "EMAIL_NOT_CONFIRMED": return .emailNotConfirmed
-        case "INVALID_PASSKEY": return .invalidPasskey(reason: error.details?.reason ?? "")
-        default: return .server(status: status, code: error.code, message: error.message)
+        case .accountMerged: return .accountMerged(into: User.ID(error.details?.mergedInto ?? ""))
+        case .invalidCode: return .invalidCode(reason: error.details?.reason ?? "", attemptsLeft: error.details?.attemptsLeft ?? 0)
+        case .emailNotConfirmed: return .emailNotConfirmed
+        case .invalidPasskey: return .invalidPasskey(reason: error.details?.reason ?? "")
+        case .internalError: return .server(status: status, code: error.code, message: error.message)
         }
     }
 

@@ -171,7 +171,7 @@ public struct Linking: Sendable {
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityUnlinked, userID: userID, sessionID: caller?.sessionID, details: details)
             let message = identity.provider == Provider.passkey.rawValue ? "Passkey removed"
-                : "\(Provider(rawValue: identity.provider).map(dependencies.providerTokens.displayName) ?? identity.provider) account unlinked"
+                : "\(dependencies.providerTokens.displayName(Provider(rawValue: identity.provider))) account unlinked"
             return LinkResponse(remaining: owned.filter { $0.id != identity.id }, message: message)
         }
     }

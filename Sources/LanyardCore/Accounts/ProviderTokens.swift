@@ -38,7 +38,7 @@ public struct ProviderTokens: Sendable {
 
     /// The provider named in the path, if it is one Lanyard offers with this configuration.
     public func provider(named name: String) throws(LanyardError) -> Provider {
-        guard let provider = Provider(rawValue: name), let settings = settings[provider], !settings.clientIDs.isEmpty else {
+        guard let provider = Provider(validName: name), let settings = settings[provider], !settings.clientIDs.isEmpty else {
             throw .unsupportedProvider(name)
         }
         return provider

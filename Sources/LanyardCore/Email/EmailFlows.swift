@@ -55,7 +55,7 @@ public struct EmailFlows: Sendable {
         let address = try Self.address(email)
         if !createUser {
             let owner = try await dependencies.database.read { connection in
-                try await IdentityStore(connection).find(provider: LanyardProviders.Provider.email.rawValue, providerUserID: address.value)
+                try await IdentityStore(connection).find(provider: Provider.email.rawValue, providerUserID: address.value)
             }
             guard owner != nil else { throw LanyardError.notFound("No account signs in with this email address") }
         }
@@ -69,7 +69,7 @@ public struct EmailFlows: Sendable {
             try await UserStore(connection).findWithIdentities(id: userID)
         }
         guard let (user, identities) = owned, user.mergedInto == nil else { throw LanyardError.notFound("No such user") }
-        guard let email = identities.first(where: { $0.provider == LanyardProviders.Provider.email.rawValue }) else {
+        guard let email = identities.first(where: { $0.provider == Provider.email.rawValue }) else {
             throw LanyardError.invalidRequest(field: "user", "This account has no email identity to send a recovery code to")
         }
         let address = try Self.address(email.providerUserID)
@@ -170,8 +170,8 @@ public struct EmailFlows: Sendable {
             try await UserStore(connection).findWithIdentities(id: caller.userID)
         }
         guard let (_, identities) = owned else { throw LanyardError.unauthorized("This account no longer exists") }
-        guard identities.contains(where: { $0.provider == LanyardProviders.Provider.email.rawValue && $0.providerUserID == address.value }) else {
-            throw LanyardError.identityNotOnAccount("Email", accountHasProvider: identities.contains { $0.provider == LanyardProviders.Provider.email.rawValue })
+        guard identities.contains(where: { $0.provider == Provider.email.rawValue && $0.providerUserID == address.value }) else {
+            throw LanyardError.identityNotOnAccount("Email", accountHasProvider: identities.contains { $0.provider == Provider.email.rawValue })
         }
     }
 
@@ -335,7 +335,7 @@ public struct EmailFlows: Sendable {
         case .signin:
             if !flow.createUser {
                 let owner = try await dependencies.database.read { connection in
-                    try await IdentityStore(connection).find(provider: LanyardProviders.Provider.email.rawValue, providerUserID: flow.address)
+                    try await IdentityStore(connection).find(provider: Provider.email.rawValue, providerUserID: flow.address)
                 }
                 guard owner != nil, flow.userID == nil || owner?.userID == flow.userID else {
                     throw LanyardError.notFound("No account signs in with this email address")

@@ -81,7 +81,7 @@ public struct EmailOutbox: Sendable {
             try await deliveries.recordFailed(id: id, error: error, at: now)
             try await EmailFlowStore(connection).markUndeliverable(id: flowID, at: now)
             let owner = if let userID { userID } else {
-                try await IdentityStore(connection).find(provider: LanyardProviders.Provider.email.rawValue, providerUserID: recipient)?.userID
+                try await IdentityStore(connection).find(provider: Provider.email.rawValue, providerUserID: recipient)?.userID
             }
             try await dependencies.audit(connection, at: now, clientIP: nil).write(
                 .emailFailed, userID: owner,

@@ -1,55 +1,11 @@
 import LanyardSupport
+import enum LanyardWire.ErrorCode
 
 /// The one error catalogue (reference section 3): every failure a client can see, with its stable code,
 /// HTTP status and a message a person can read. Handlers throw it; one middleware renders it.
 public struct LanyardError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case invalidRequest = "INVALID_REQUEST"
-        case payloadTooLarge = "PAYLOAD_TOO_LARGE"
-        case unsupportedProvider = "UNSUPPORTED_PROVIDER"
-        case invalidProviderToken = "INVALID_PROVIDER_TOKEN"
-        case providerUnavailable = "PROVIDER_UNAVAILABLE"
-        case unauthorized = "UNAUTHORIZED"
-        case invalidRefreshToken = "INVALID_REFRESH_TOKEN"
-        case refreshTokenReused = "REFRESH_TOKEN_REUSED"
-        case providerConflict = "PROVIDER_CONFLICT"
-        case cannotUnlinkOnlyProvider = "CANNOT_UNLINK_ONLY_PROVIDER"
-        case providerNotLinked = "PROVIDER_NOT_LINKED"
-        case reauthenticationRequired = "REAUTHENTICATION_REQUIRED"
-        case rateLimited = "RATE_LIMITED"
-        case notFound = "NOT_FOUND"
-        case forbidden = "FORBIDDEN"
-        case versionConflict = "VERSION_CONFLICT"
-        case accountDisabled = "ACCOUNT_DISABLED"
-        case inviteUnusable = "INVITE_UNUSABLE"
-        case groupLimit = "GROUP_LIMIT"
-        case insufficientRole = "INSUFFICIENT_ROLE"
-        case ownerMustTransfer = "OWNER_MUST_TRANSFER"
-        case mergeConflict = "MERGE_CONFLICT"
-        case accountMerged = "ACCOUNT_MERGED"
-        case invalidCode = "INVALID_CODE"
-        case emailNotConfirmed = "EMAIL_NOT_CONFIRMED"
-        case invalidPasskey = "INVALID_PASSKEY"
-        case internalError = "INTERNAL_ERROR"
-        case serviceUnavailable = "SERVICE_UNAVAILABLE"
-
-        public var httpStatus: Int {
-            switch self {
-            case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
-            case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
-                 .reauthenticationRequired, .accountMerged, .invalidCode, .invalidPasskey: 401
-            case .forbidden, .accountDisabled, .insufficientRole: 403
-            case .notFound, .providerNotLinked: 404
-            case .providerConflict, .groupLimit, .ownerMustTransfer, .mergeConflict, .emailNotConfirmed: 409
-            case .inviteUnusable: 410
-            case .versionConflict: 412
-            case .payloadTooLarge: 413
-            case .rateLimited: 429
-            case .internalError: 500
-            case .providerUnavailable, .serviceUnavailable: 503
-            }
-        }
-    }
+    /// The catalogue's codes: one type for the server, the SDK and the wire (`LanyardWire.ErrorCode`).
+    public typealias Code = ErrorCode
 
     public let code: Code
     public let message: String

@@ -85,7 +85,7 @@ public struct AccountMerges: Sendable {
     /// The other account's identity: an ID token carrying one of this session's open challenge nonces (a token
     /// without it, or with another, is `nonce_mismatch`), or an email flow's code (single-use, bound to the device's
     /// flow secret).
-    private func prove(_ request: Request, provider: LanyardProviders.Provider, caller: Caller, client: ClientInfo,
+    private func prove(_ request: Request, provider: Provider, caller: Caller, client: ClientInfo,
                        at now: Date) async throws -> (VerifiedIdentity, ProofSpending) {
         if provider == .email {
             guard let emailProof = request.emailProof else {
@@ -151,7 +151,7 @@ public struct AccountMerges: Sendable {
         // The challenge is good only while the sign-in that asked for it is recent.
         try Authenticator(dependencies).requireRecentSignIn(caller)
         try await dependencies.rateLimiter.check(.link, key: caller.userID)
-        guard let provider = LanyardProviders.Provider(rawValue: request.provider) else {
+        guard let provider = Provider(validName: request.provider) else {
             throw LanyardError.unsupportedProvider(request.provider)
         }
         let now = dependencies.clock.now()

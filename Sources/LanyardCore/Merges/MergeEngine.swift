@@ -97,7 +97,7 @@ struct MergeEngine {
         let released = MergeRules.released(survivor: survivor, absorbed: absorbed.map(\.provider), release: plan.release)
         for identity in absorbed {
             if released.contains(identity.provider) {
-                if identity.provider == LanyardProviders.Provider.apple.rawValue {
+                if identity.provider == Provider.apple.rawValue {
                     try await AppleTokenStore(connection).scheduleRevocation(userID: plan.from, at: plan.at)
                 }
                 try await identities.delete(id: identity.id)

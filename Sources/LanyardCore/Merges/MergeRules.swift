@@ -21,7 +21,7 @@ enum MergeRules {
     }
 
     /// Providers an account may hold more than one identity of.
-    static let manyPerAccount: Set<String> = [LanyardProviders.Provider.passkey.rawValue]
+    static let manyPerAccount: Set<String> = [Provider.passkey.rawValue]
 
     /// Providers of the absorbed account to detach: those in `release` that the survivor also holds.
     static func released(survivor: [String], absorbed: [String], release: Set<String>) -> Set<String> {

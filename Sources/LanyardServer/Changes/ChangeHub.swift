@@ -1,20 +1,7 @@
 import LanyardCore
+import enum LanyardWire.StreamEndReason
 import NIOCore
 import Synchronization
-
-/// Why a stream ends (reference section 13): the `reason` of its `end` event and the label of its close metric.
-enum StreamEnd: String, Sendable, CaseIterable {
-    case tokenExpired = "token_expired"
-    case signedOut = "signed_out"
-    case accountDisabled = "account_disabled"
-    case accountDeleted = "account_deleted"
-    case accountMerged = "account_merged"
-    case replaced
-    case shutdown
-    case resyncRequired = "resync_required"
-    /// Not sent (the client is gone): the connection closed or its writes stalled.
-    case disconnected
-}
 
 /// One live reader of an account's feed (a stream or a long-poll), as the hub knows it: woken after a commit that
 /// concerns the account, and told to end when the hub ends it (`replaced`, `shutdown`). Holds no changes: the
@@ -32,7 +19,7 @@ final class FeedWaiter: Sendable {
         var carried: [FeedChange] = []
         var uncarried = false
         var accessChanged = false
-        var end: StreamEnd?
+        var end: StreamEndReason?
         var continuation: CheckedContinuation<Void, Never>?
         var timedOut = false
         /// The pending timer, kept across waits: a wait that ends no sooner reuses it, so a reader woken by every
@@ -53,7 +40,7 @@ final class FeedWaiter: Sendable {
     struct Wake: Sendable {
         var recordsChanged: Bool
         var accessChanged: Bool
-        var end: StreamEnd?
+        var end: StreamEndReason?
         var carried: [FeedChange] = []
         /// Some change may not be in `carried`: read the feed.
         var uncarried = false
@@ -76,7 +63,7 @@ final class FeedWaiter: Sendable {
         continuation?.resume()
     }
 
-    func end(_ reason: StreamEnd) {
+    func end(_ reason: StreamEndReason) {
         let continuation = state.withLock { state in
             if state.end == nil { state.end = reason }
             return state.continuation.take()

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LanyardCore
 import LanyardSupport
+import LanyardWire
 import NIOCore
 import ServiceLifecycle
 
@@ -36,7 +37,8 @@ struct ChangeStream: Sendable {
     /// Writes the stream until it ends; the hub forgets the waiter afterwards, whatever happened.
     func run(_ writer: inout any ResponseBodyWriter) async throws {
         metrics.streamOpened()
-        var ended = StreamEnd.disconnected
+        // nil: the client went away or stopped reading (`disconnected` in the metrics).
+        var ended: StreamEndReason?
         defer {
             hub.unregister(waiter)
             metrics.streamClosed(reason: ended)
@@ -54,7 +56,7 @@ struct ChangeStream: Sendable {
         try await writer.finish(nil)
     }
 
-    private func loop(_ writer: inout any ResponseBodyWriter) async throws -> StreamEnd {
+    private func loop(_ writer: inout any ResponseBodyWriter) async throws -> StreamEndReason {
         let watch = stalls.watch(channel)
         defer { stalls.forget(watch) }
         var output = Output(metrics: metrics, watch: watch)
@@ -182,7 +184,7 @@ struct ChangeStream: Sendable {
     }
 
     /// Why the stream must end now that its session or account changed (with the survivor of a merge), if it must.
-    private func accessEnded() async throws -> (StreamEnd, String?)? {
+    private func accessEnded() async throws -> (StreamEndReason, String?)? {
         switch try await FeedAccess.check(userID: caller.userID, sessionID: caller.sessionID, dependencies) {
         case .open: nil
         case .sessionEnded: (.signedOut, nil)
@@ -192,8 +194,8 @@ struct ChangeStream: Sendable {
         }
     }
 
-    private func close(_ reason: StreamEnd, into: String?, _ writer: inout any ResponseBodyWriter,
-                       _ output: inout Output) async throws -> StreamEnd {
+    private func close(_ reason: StreamEndReason, into: String?, _ writer: inout any ResponseBodyWriter,
+                       _ output: inout Output) async throws -> StreamEndReason {
         output.end(reason, into: into)
         try await output.flush(&writer)
         return reason
@@ -224,42 +226,43 @@ private struct Output {
     }
 
     mutating func ready(_ cursor: FeedCursor) {
-        event("ready", #"{"cursor":"\#(cursor.text)"}"#)
+        event(.ready, StreamReady(cursor: cursor.text))
     }
 
     /// The account left the group (or was removed, or the group dissolved): nothing of it follows.
     mutating func groupRemoved(_ group: String, cursor: FeedCursor) {
-        event("group_removed", #"{"group_id":"\#(group)"}"#, id: cursor)
+        event(.groupRemoved, StreamRemoval(groupID: group), id: cursor)
     }
 
     /// The account may no longer read `collection` of `group` (a policy or its role changed): the app drops those
     /// records; nothing of the collection follows.
     mutating func accessRemoved(group: String, collection: String, cursor: FeedCursor) {
-        event("access_removed", #"{"group_id":"\#(group)","collection":"\#(collection)"}"#, id: cursor)
+        event(.accessRemoved, StreamRemoval(groupID: group, collection: collection), id: cursor)
     }
 
     /// A member stopped sharing a collection with one of the account's groups.
     mutating func shareRemoved(_ source: FeedSource, cursor: FeedCursor) {
         guard case .share(let group, let member, let collection) = source else { return }
-        event("share_removed", #"{"group_id":"\#(group)","shared_by":"\#(member)","collection":"\#(collection)"}"#,
-              id: cursor)
+        event(.shareRemoved, StreamRemoval(groupID: group, collection: collection, sharedBy: member), id: cursor)
     }
 
     mutating func tokenExpiring(in seconds: TimeInterval) {
-        event("token_expiring", #"{"expires_in":\#(max(0, Int(seconds)))}"#)
+        event(.tokenExpiring, StreamTokenExpiring(expiresIn: max(0, Int(seconds))))
     }
 
     mutating func heartbeat() {
         buffer.writeString(": heartbeat\n\n")
     }
 
-    mutating func end(_ reason: StreamEnd, into: String?) {
-        event("end", into.map { #"{"reason":"\#(reason.rawValue)","into":"\#($0)"}"# } ?? #"{"reason":"\#(reason.rawValue)"}"#)
+    mutating func end(_ reason: StreamEndReason, into: String?) {
+        event(.end, StreamEnded(reason: reason, into: into.map { User.ID($0) }))
     }
 
-    private mutating func event(_ name: String, _ data: String, id: FeedCursor? = nil) {
-        buffer.writeString("event: \(name)\n" + (id.map { "id: \($0.text)\n" } ?? "") + "data: \(data)\n\n")
-        metrics.streamEvent(name)
+    /// A control event: its data is the wire type the SDKs decode (rare, so `JSONEncoder` is no cost).
+    private mutating func event(_ name: StreamEventName, _ data: some Encodable, id: FeedCursor? = nil) {
+        let json = (try? WireCoding.encoder().encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        buffer.writeString("event: \(name.rawValue)\n" + (id.map { "id: \($0.text)\n" } ?? "") + "data: \(json)\n\n")
+        metrics.streamEvent(name.rawValue)
     }
 
     mutating func flush(_ writer: inout any ResponseBodyWriter) async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LanyardCore
+import LanyardWire
 import Prometheus
 import Synchronization
 
@@ -53,12 +54,13 @@ public final class ServerMetrics: Sendable {
     func streamOpened() { streamsOpen.set(Double(openStreamCount.add(1, ordering: .relaxed).newValue)) }
 
     /// `reason` is the `end` event's, or `disconnected` when the client went away or stopped reading.
-    func streamClosed(reason: StreamEnd) {
+    func streamClosed(reason: StreamEndReason?) {
         streamsOpen.set(Double(openStreamCount.subtract(1, ordering: .relaxed).newValue))
-        Self.collector(reason.rawValue, in: streamCloses) {
+        let label = reason?.rawValue ?? "disconnected"
+        Self.collector(label, in: streamCloses) {
             registry.makeCounter(descriptor: .init(namespace: "lanyard", metricName: "stream_closes", unitName: "total",
                                                    helpText: "Change streams closed, by reason"),
-                                 labels: [("reason", reason.rawValue)])
+                                 labels: [("reason", label)])
         }.increment()
     }
 

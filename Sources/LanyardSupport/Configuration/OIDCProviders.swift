@@ -1,4 +1,5 @@
 import Foundation
+import struct LanyardWire.Provider
 
 /// One provider of `LANYARD_OIDC_PROVIDERS`, as configured (reference section 20). The presets (`microsoft`,
 /// `facebook`) fill in what their operators do not set.
@@ -27,12 +28,7 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
 
     /// The names a provider may have: a lowercase letter, then lowercase letters, digits or `_`, at most 32.
     public static func isValidName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
-        return bytes.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_")
-        }
+        Provider.isValidName(name)
     }
 
     /// Names that are not OpenID Connect providers of this list: Apple and Google have settings of their own; the

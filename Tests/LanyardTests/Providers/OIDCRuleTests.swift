@@ -12,7 +12,7 @@ import LanyardSupport
     static let ec = P256.Signing.PrivateKey()
     static let keys = JWKS(keys: [try! JWK.rsa(rsa.publicKey, kid: "r"), JWK.p256(ec.publicKey, kid: "e")])
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
-    static let settings = ProviderSettings(provider: Provider(rawValue: "acme")!, kind: .oidc, displayName: "Acme",
+    static let settings = ProviderSettings(provider: Provider("acme"), kind: .oidc, displayName: "Acme",
                                            issuer: .oneOf(["https://id.acme.example"]), clientIDs: ["app"],
                                            jwksURL: "https://id.acme.example/keys", requiresNonce: false)
 
