@@ -794,9 +794,21 @@ export interface PasskeyAuth {
  * ```
  */
 export interface Sessions {
-  /** The account's sessions; `current` marks this browser's. */
+  /**
+   * The account's sessions; `current` marks this browser's.
+   *
+   * ```js
+   * const devices = await lanyard.sessions.list();
+   * ```
+   */
   list(): Promise<DeviceSession[]>;
-  /** Signs one device out; this browser's own session signs the client out. */
+  /**
+   * Signs one device out; this browser's own session signs the client out.
+   *
+   * ```js
+   * await lanyard.sessions.revoke(lostPhone.id);
+   * ```
+   */
   revoke(id: string): Promise<void>;
 }
 
@@ -876,31 +888,182 @@ export interface Collection<Data = Record<string, any>> {
  * ```
  */
 export interface Groups {
+  /**
+   * Creates a group; the account is its owner (guests cannot create groups, but can join one).
+   *
+   * ```js
+   * const family = await lanyard.groups.create({ name: "The Smiths", kind: "family" });
+   * ```
+   */
   create(options: { name: string; kind?: "family" | "team"; onOwnerDeleted?: "transfer" | "dissolve"; membersCanInvite?: boolean }): Promise<Group>;
+  /**
+   * The account's groups, each with the account's `role`.
+   *
+   * ```js
+   * for (const group of await lanyard.groups.list()) console.log(group.name, group.role);
+   * ```
+   */
   list(): Promise<Group[]>;
+  /**
+   * One group with its members (a non-member gets `NOT_FOUND`).
+   *
+   * ```js
+   * const { members } = await lanyard.groups.get(familyId);
+   * ```
+   */
   get(id: string): Promise<Group>;
+  /**
+   * Renames the group or changes its settings (owner and admins).
+   *
+   * ```js
+   * await lanyard.groups.update(familyId, { name: "Smith family", membersCanInvite: true });
+   * ```
+   */
   update(id: string, options: { name?: string; onOwnerDeleted?: "transfer" | "dissolve"; membersCanInvite?: boolean }): Promise<Group>;
+  /**
+   * Dissolves the group with its records (the owner; a recent sign-in).
+   *
+   * ```js
+   * await lanyard.groups.dissolve(familyId);
+   * ```
+   */
   dissolve(id: string): Promise<void>;
+  /**
+   * A new invite; its `code` and `url` are shown only now (pass them on by message or a QR code).
+   *
+   * ```js
+   * const { code, url } = await lanyard.groups.invite(familyId, { role: "member", maxUses: 3 });
+   * ```
+   */
   invite(id: string, options?: { role?: Exclude<GroupRole, "owner">; maxUses?: number; expiresIn?: number }): Promise<GroupInvite>;
+  /**
+   * Pending invites, without their codes (owner and admins).
+   *
+   * ```js
+   * const pending = await lanyard.groups.invites(familyId);
+   * ```
+   */
   invites(id: string): Promise<GroupInvite[]>;
+  /**
+   * Revokes an invite: its code stops working.
+   *
+   * ```js
+   * await lanyard.groups.revokeInvite(familyId, invite.id);
+   * ```
+   */
   revokeInvite(id: string, inviteId: string): Promise<void>;
-  /** What a code (or an invite's URL) joins, before joining. */
+  /**
+   * What a code (or an invite's URL) joins, before joining: `NOT_FOUND` for a wrong code, `INVITE_UNUSABLE` for a
+   * spent one.
+   *
+   * ```js
+   * const preview = await lanyard.groups.preview("K7QMX-2XPD4");
+   * ```
+   */
   preview(code: string): Promise<Record<string, any>>;
-  /** Joins the group a code (or an invite's URL) invites to. */
+  /**
+   * Joins the group a code (or an invite's URL) invites to; a member already gets the group as it is.
+   *
+   * ```js
+   * const { group, role } = await lanyard.groups.join(scannedURL);
+   * ```
+   */
   join(code: string): Promise<{ group: Group; role: GroupRole }>;
+  /**
+   * Changes a member's role (the owner; ownership moves by `transfer`).
+   *
+   * ```js
+   * await lanyard.groups.setRole(familyId, member.user_id, "admin");
+   * ```
+   */
   setRole(id: string, userId: string, role: Exclude<GroupRole, "owner">): Promise<GroupMember>;
+  /**
+   * Whether the other members see this account's email (never an Apple relay address).
+   *
+   * ```js
+   * await lanyard.groups.shareEmail(familyId, true);
+   * ```
+   */
   shareEmail(id: string, share: boolean): Promise<GroupMember>;
+  /**
+   * Removes a member (the owner anyone; admins members and viewers).
+   *
+   * ```js
+   * await lanyard.groups.removeMember(familyId, member.user_id);
+   * ```
+   */
   removeMember(id: string, userId: string): Promise<void>;
+  /**
+   * Leaves the group; the owner gets `OWNER_MUST_TRANSFER`.
+   *
+   * ```js
+   * await lanyard.groups.leave(familyId);
+   * ```
+   */
   leave(id: string): Promise<void>;
+  /**
+   * Hands the group to another member, who becomes owner; this account becomes an admin (a recent sign-in).
+   *
+   * ```js
+   * await lanyard.groups.transfer(familyId, partner.user_id);
+   * ```
+   */
   transfer(id: string, userId: string): Promise<Group>;
+  /**
+   * Sets who reads and writes one of the group's collections (owner and admins).
+   *
+   * ```js
+   * await lanyard.groups.setPolicy(familyId, "chores", { read: "viewer", write: "author" });
+   * ```
+   */
   setPolicy(id: string, collection: string, policy: { read?: "viewer" | "member" | "admin"; write?: "member" | "admin" | "owner" | "author" }): Promise<Record<string, any>>;
+  /**
+   * The policy in force for one of the group's collections.
+   *
+   * ```js
+   * const { read, write } = await lanyard.groups.policy(familyId, "chores");
+   * ```
+   */
   policy(id: string, collection: string): Promise<Record<string, any>>;
+  /**
+   * Shares one of this account's own collections with the group, read-only for the others.
+   *
+   * ```js
+   * await lanyard.groups.share(familyId, "locations");
+   * ```
+   */
   share(id: string, collection: string): Promise<Record<string, any>>;
+  /**
+   * Stops sharing a collection; the others' feeds get `share_removed`.
+   *
+   * ```js
+   * await lanyard.groups.unshare(familyId, "locations");
+   * ```
+   */
   unshare(id: string, collection: string): Promise<void>;
+  /**
+   * The collections members share with the group.
+   *
+   * ```js
+   * const shared = await lanyard.groups.shares(familyId);
+   * ```
+   */
   shares(id: string): Promise<Record<string, any>[]>;
-  /** One of the group's collections. */
+  /**
+   * One of the group's collections, with the personal collection's calls (under the collection's policy).
+   *
+   * ```js
+   * await lanyard.groups.collection(familyId, "chores").put("dishes", { done: false });
+   * ```
+   */
   collection<Data = Record<string, any>>(id: string, name: string): Collection<Data>;
-  /** A collection `member` shares with the group (read-only). */
+  /**
+   * A collection `member` shares with the group (read-only).
+   *
+   * ```js
+   * const where = await lanyard.groups.sharedCollection(familyId, kid.user_id, "locations").get("now");
+   * ```
+   */
   sharedCollection<Data = Record<string, any>>(id: string, member: string, name: string): Collection<Data>;
 }
 
@@ -936,6 +1099,12 @@ export interface LiveFeed {
    * ```
    */
   list(options?: { since?: string | null; limit?: number; wait?: number }): Promise<FeedPage>;
-  /** Closes the connection and forgets every subscriber. */
+  /**
+   * Closes the connection and forgets every subscriber.
+   *
+   * ```js
+   * lanyard.changes.close();
+   * ```
+   */
   close(): void;
 }
