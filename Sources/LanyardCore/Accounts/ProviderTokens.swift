@@ -26,9 +26,10 @@ public struct ProviderTokens: Sendable {
 
     /// A refused token: logged and kept as the provider's last refusal.
     private func refused(_ token: String, provider: Provider, reason: String) -> LanyardError {
-        // The header is the sender's: printable ASCII only reaches the log.
+        // The header is the sender's: only the characters key ids are made of reach the log (no space, so a
+        // `kid` cannot forge another field of the line).
         let keyID = CompactJWS(token)?.keyID.map { kid in
-            String(String.UnicodeScalarView(kid.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(100)))
+            String(kid.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "._~+/=-".contains($0)) }.prefix(100))
         }
         refusals.record(.init(at: clock.now(), reason: reason, keyID: keyID), for: provider)
         logger.notice("provider token refused", metadata: [

@@ -69,6 +69,13 @@ struct EmailLimitRule: Sendable, Equatable {
         return counter
     }
 
+    /// The counter with one event given back (a guess that proved right), within its window.
+    func uncounting(_ counter: EmailLimitCounter) -> EmailLimitCounter {
+        var counter = counter
+        counter.count = max(0, counter.count - 1)
+        return counter
+    }
+
     /// The wait until the window is over when it already holds `perWindow`, else nil.
     func exhausted(_ counter: EmailLimitCounter?, at now: Date) -> RetryAfter? {
         guard let counter else { return nil }

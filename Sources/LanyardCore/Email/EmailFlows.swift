@@ -34,6 +34,8 @@ public struct EmailFlows: Sendable {
         if intent != .signin, caller == nil {
             throw LanyardError.unauthorized("Sign in first: intent \(intent.rawValue) acts on the signed-in account")
         }
+        // A guest's session ended by its merge may retry a sign-in, never act on an account.
+        if intent != .signin, caller?.mergedInto != nil { throw LanyardError.sessionEnded }
         if let redirect = request.redirectTo, !dependencies.email.redirectURLs.contains(redirect) {
             throw LanyardError.invalidRequest(field: "redirect_to", "redirect_to must be one of LANYARD_EMAIL_REDIRECT_URLS, exactly")
         }
@@ -184,45 +186,34 @@ public struct EmailFlows: Sendable {
         return try await finish(flow, caller: caller, client: client)
     }
 
-    /// GoTrue's `POST /auth/v1/verify`: the code of the address's newest open GoTrue flow or of its newest
-    /// operator's recovery flow (`type: "recovery"` tries that one first). The two are kept apart, so a later `otp`
-    /// never supersedes a recovery code.
+    /// GoTrue's `POST /auth/v1/verify`: the code of the address's newest open GoTrue flow, or with `type:
+    /// "recovery"` of its newest operator's recovery flow. The two are kept apart, so a later `otp` never
+    /// supersedes a recovery code, and a guess is checked against one code only.
     public func verifyForGoTrue(email: String, code: String, recovery: Bool, client: ClientInfo) async throws -> Outcome {
-        try await verifyWithoutSecret(email: email, code: code, origins: recovery ? [.recovery, .gotrue] : [.gotrue, .recovery],
-                                      client: client)
+        try await verifyWithoutSecret(email: email, code: code, origin: recovery ? .recovery : .gotrue, client: client)
     }
 
     /// `POST /v1/auth/email/recover`: an operator's recovery code (no device holds that flow's secret, so the
     /// address and the code are the proof), whatever codes were asked for since.
     public func recover(_ request: EmailRecoverRequest, client: ClientInfo) async throws -> IssuedSession {
         guard case .session(let session) = try await verifyWithoutSecret(email: request.email, code: request.code,
-                                                                          origins: [.recovery], client: client) else {
+                                                                          origin: .recovery, client: client) else {
             throw LanyardError.internalError
         }
         return session
     }
 
-    /// The code against the newest open flow of each origin in turn; a wrong code counts against the first.
-    private func verifyWithoutSecret(email: String, code: String, origins: [Origin], client: ClientInfo) async throws -> Outcome {
+    /// The code against the address's newest flow of `origin` that can still be finished.
+    private func verifyWithoutSecret(email: String, code: String, origin: Origin, client: ClientInfo) async throws -> Outcome {
         let address = try Self.address(email)
         let now = dependencies.clock.now()
-        let flows = try await dependencies.database.read { connection in
-            var flows: [EmailFlowRecord] = []
-            for origin in origins {
-                if let flow = try await EmailFlowStore(connection).newestWithoutSecret(address: address.value,
-                                                                                    origins: [origin.rawValue], at: now) {
-                    flows.append(flow)
-                }
-            }
-            return flows
+        let flow = try await dependencies.database.read { connection in
+            try await EmailFlowStore(connection).newestWithoutSecret(address: address.value, origins: [origin.rawValue], at: now,
+                                                                     maxWrongCodes: EmailFlowRules.maxWrongCodes)
         }
-        guard let first = flows.first else { throw LanyardError.invalidCode(reason: "expired", attemptsLeft: 0) }
-        try await requireWrongCodesLeft(address.value)
-        if let proven = flows.first(where: { isOpen($0) && codeMatches(code, $0) }) {
-            return try await finish(proven, caller: nil, client: client)
-        }
-        try await checkCode(code, of: first)
-        throw LanyardError.invalidCode(reason: "wrong_code", attemptsLeft: 0)
+        guard let flow else { throw LanyardError.invalidCode(reason: "expired", attemptsLeft: 0) }
+        try await checkCode(code, of: flow)
+        return try await finish(flow, caller: nil, client: client)
     }
 
     /// `POST /v1/auth/email/complete`: once the link was confirmed; waits up to `wait` seconds (30 at most) for it.
@@ -257,41 +248,38 @@ public struct EmailFlows: Sendable {
         return found
     }
 
-    /// A wrong code counts against the flow (five and it is dead) and against its address's hour; a right one is
-    /// checked before any write. Past the address's limit no code is checked at all.
+    /// Every guess at a code counts against its address's hour before it is compared (given back when it was
+    /// right), so racing guesses cannot pass the limit; a wrong one also counts against the flow (five and it is
+    /// dead). Past the address's limit no code is compared at all.
     private func checkCode(_ typed: String, of flow: EmailFlowRecord) async throws {
         if let reason = EmailFlowRules.refusal(flow, at: dependencies.clock.now()) {
             throw EmailFlowRules.error(for: reason, flow)
         }
-        try await requireWrongCodesLeft(flow.address)
-        if codeMatches(typed, flow) { return }
-        let now = dependencies.clock.now()
         let limit = Self.wrongCodeLimit(dependencies.email, address: flow.address)
-        let counted = try await dependencies.database.transaction { connection in
+        let now = dependencies.clock.now()
+        try await dependencies.database.transaction { connection in
             let counters = EmailLimitStore(connection)
-            try await counters.save(key: limit.key, limit.rule.counting(try await counters.lock(key: limit.key), at: now))
-            return try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
+            let counter = try await counters.lock(key: limit.key)
+            if let wait = limit.rule.exhausted(counter, at: now) { throw LanyardError.rateLimited(retryAfter: wait.seconds) }
+            try await counters.save(key: limit.key, limit.rule.counting(counter, at: now))
+        }
+        if codeMatches(typed, flow) {
+            try await dependencies.database.transaction { connection in
+                let counters = EmailLimitStore(connection)
+                try await counters.save(key: limit.key, limit.rule.uncounting(try await counters.lock(key: limit.key)))
+            }
+            return
+        }
+        let counted = try await dependencies.database.transaction { connection in
+            try await EmailFlowStore(connection).recordWrongCode(id: flow.id)
         }
         guard let counted else { throw LanyardError.invalidCode(reason: "used", attemptsLeft: 0) }
         throw EmailFlowRules.wrongCode(after: counted)
     }
 
-    private func isOpen(_ flow: EmailFlowRecord) -> Bool {
-        EmailFlowRules.refusal(flow, at: dependencies.clock.now()) == nil
-    }
-
     private func codeMatches(_ typed: String, _ flow: EmailFlowRecord) -> Bool {
         guard let code = EmailFlowRules.normalizedCode(typed) else { return false }
         return EmailSecrets.matches(dependencies.emailSecrets.codeHash(flowID: flow.id, code: code), flow.codeHash)
-    }
-
-    /// `RATE_LIMITED` while the address has used up its wrong codes for the hour.
-    private func requireWrongCodesLeft(_ address: String) async throws {
-        let limit = Self.wrongCodeLimit(dependencies.email, address: address)
-        let counter = try await dependencies.database.read { try await EmailLimitStore($0).find(key: limit.key) }
-        if let wait = limit.rule.exhausted(counter, at: dependencies.clock.now()) {
-            throw LanyardError.rateLimited(retryAfter: wait.seconds)
-        }
     }
 
     /// A merge's proof of the other account (reference section 15): the code of a sign-in flow this device

@@ -52,8 +52,13 @@ public struct EmailLinks: Sendable {
     public func confirm(token: String, typed: String?) async throws -> Confirmation {
         guard let flow = try await flow(token: token) else { return .unusable(reason: "unknown") }
         let now = dependencies.clock.now()
+        let number = typed.flatMap(EmailFlowRules.typedMatch)
+        // The same right number again (a double click, a reload): the browser goes where the first one went.
+        if flow.confirmedAt != nil, number == flow.match, EmailFlowRules.refusal(flow, at: now) == nil {
+            return .confirmed(redirect: flow.redirectTo.map { Self.redirect($0, flowID: flow.id) })
+        }
         if let reason = Self.refusal(flow, at: now) { return .unusable(reason: reason) }
-        guard let number = typed.flatMap(EmailFlowRules.typedMatch) else { return .unreadable(Self.request(flow)) }
+        guard let number else { return .unreadable(Self.request(flow)) }
         guard number == flow.match else {
             let ended = try await dependencies.database.transaction { connection in
                 try await EmailFlowStore(connection).endLink(id: flow.id, at: now)

@@ -51,8 +51,8 @@ struct EmailTemplates: Sendable {
         var html = "<!doctype html><html><body style=\"font-family:sans-serif\"><p>\(HTML.escape(lead))</p>"
             + "<p style=\"font-size:28px;letter-spacing:4px;font-weight:bold\">\(values.code)</p>"
         if let link = values.link {
-            text += "Or open this link and pick the number shown on the device you are signing in on:\n\n\(link)\n\n"
-            html += "<p>Or <a href=\"\(HTML.escape(link))\">open this link</a> and pick the number shown on the device you are signing in on.</p>"
+            text += "Or open this link and type the number shown on the device you are signing in on:\n\n\(link)\n\n"
+            html += "<p>Or <a href=\"\(HTML.escape(link))\">open this link</a> and type the number shown on the device you are signing in on.</p>"
         }
         text += "The code expires in \(values.minutes) minutes. If you did not ask for it, ignore this mail: nothing happens without the code.\n"
         html += "<p style=\"color:#666\">The code expires in \(values.minutes) minutes. If you did not ask for it, ignore this mail: nothing happens without the code.</p></body></html>"

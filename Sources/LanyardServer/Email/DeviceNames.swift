@@ -43,6 +43,9 @@ enum DeviceNames {
         return platforms.first(where: { agent.contains($0.token) })?.name
     }
 
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                         "October", "November", "December"]
+
     /// When the flow was asked for, as a person reads it: "3 minutes ago (14:05 UTC, 28 November 2026)".
     static func describe(time: Date, now: Date) -> String {
         let seconds = max(0, Int(now.timeIntervalSince(time)))
@@ -56,7 +59,8 @@ enum DeviceNames {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: time)
-        let month = calendar.monthSymbols[(parts.month ?? 1) - 1]
+        // Named here: a calendar's month symbols follow the process's locale (on Linux without one: "M11").
+        let month = Self.months[((parts.month ?? 1) - 1) % 12]
         let clock = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
         return "\(ago) (\(clock) UTC, \(parts.day ?? 1) \(month) \(parts.year ?? 1970))"
     }

@@ -16,8 +16,10 @@ struct GoTrueRoutes {
         // Both grants count as sign-ins; `link_identity` also counts against the account's link limit (`token`).
         group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("token", use: token)
         group.group().add(middleware: RateLimit(api, .anonymous, per: .clientIP)).post("signup", use: signUp)
-        // Email codes (reference section 18): `otp` is limited like `/v1/auth/email/start`, inside its transaction.
-        group.post("otp", use: otp)
+        // Email codes (reference section 18): `otp` is limited like `/v1/auth/email/start`, inside its transaction,
+        // and by the sign-in limit too: with `create_user: false` it answers whether an address has an account
+        // (GoTrue's `otp_disabled`) before any mail is counted.
+        group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("otp", use: otp)
         group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).post("verify", use: verifyOTP)
         let signedIn = group.group().add(middleware: BearerAuthentication(api, .required))
         signedIn.get("user", use: user)

@@ -91,19 +91,8 @@ struct EmailLinkPageRoutes {
     /// A form and no script; nothing from elsewhere; never framed (a page that confirms must not be clickjacked).
     /// The form may post only here, and the answer may send the browser on only to the flow's `redirect_to`.
     static func policy(redirectTo: String?) -> String {
-        let targets = ["'self'"] + (redirectTo.flatMap(formActionSource).map { [$0] } ?? [])
+        let targets = ["'self'"] + (redirectTo.flatMap(EmailSettings.formActionSource).map { [$0] } ?? [])
         return "default-src 'none'; style-src 'unsafe-inline'; form-action \(targets.joined(separator: " ")); frame-ancestors 'none'"
-    }
-
-    /// The CSP source that lets a form's redirect reach `url`: its origin for http(s), its scheme for an app's own
-    /// (`myapp:`); nil when it cannot be written safely (the URL comes from configuration, never from a request).
-    static func formActionSource(_ url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        guard scheme == "http" || scheme == "https" else { return scheme + ":" }
-        guard let host = components.host, !host.isEmpty,
-              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) }) else { return nil }
-        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
     func page(status: HTTPResponse.Status, title: String, body: String, redirectTo: String? = nil) -> Response {

@@ -94,6 +94,12 @@ struct WebhookDelivery: Service {
             let response = try await client.execute(request, timeout: .milliseconds(Int64(attemptTimeout * 1000)))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap { TimeInterval($0) }
+            if (300..<400).contains(response.status.code) {
+                // Signed deliveries go exactly where they were configured (the HTTP client follows no redirect).
+                let target = response.headers.first(name: "Location") ?? "(no Location)"
+                return (Int(response.status.code), retryAfter,
+                        "HTTP \(response.status.code): a redirect is not followed; set LANYARD_WEBHOOK_URL to \(target.prefix(150))")
+            }
             return (Int(response.status.code), retryAfter, nil)
         } catch {
             return (nil, nil, String(describing: error).prefix(200).description)

@@ -77,8 +77,12 @@ public struct UserStore: Sendable {
 
     /// The account and its identities, the account locked until the transaction ends (links, unlinks, merges
     /// and deletions of one account queue up).
+    /// The account locked, then its identities. Two statements on purpose: one `SELECT … JOIN … FOR UPDATE OF u`
+    /// that waited for the lock would answer the identities as they were when it began (PostgreSQL's read
+    /// committed), so two racing unlinks could each see the other's identity and remove the last way in.
     public func findWithIdentitiesForUpdate(id: String) async throws -> (UserRecord, [IdentityRecord])? {
-        try await findWithIdentities(id: id, lock: connection.dialect.forUpdate(of: "u"))
+        guard let user = try await findForUpdate(id: id) else { return nil }
+        return (user, try await IdentityStore(connection).list(userID: id))
     }
 
     /// What linking decides from, in one query: the account, its identities, and the identity with this

@@ -29,14 +29,6 @@ public enum SQLDialect: Sendable {
         case .postgres: " FOR UPDATE SKIP LOCKED"
         }
     }
-
-    /// Locks only `table`'s rows of a join (PostgreSQL refuses to lock the nullable side of an outer join).
-    public func forUpdate(of table: String) -> String {
-        switch self {
-        case .sqlite: ""
-        case .postgres: " FOR UPDATE OF \(table)"
-        }
-    }
 }
 
 /// A connection inside a transaction (or a plain read). SQL uses `$1, $2, …` placeholders on both databases.

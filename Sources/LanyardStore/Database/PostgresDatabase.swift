@@ -26,7 +26,11 @@ public final class PostgresDatabase: Database {
     ///     (`LANYARD_DATABASE_TIMEOUT`).
     ///   - background: who runs the pool's maintenance (`runBackgroundWork()`).
     public static func connect(_ location: DatabaseLocation.PostgresLocation, connections: Int, timeout: Duration = .seconds(2),
-                               background: BackgroundWork = .ownTask, logger: Logger) async throws -> PostgresDatabase {
+                               background: BackgroundWork = .ownTask, logger serverLogger: Logger) async throws -> PostgresDatabase {
+        // PostgresNIO's trace prints the protocol's messages (the connection's cancel key, rows of personal data):
+        // what it is given logs at debug at most, whatever the server's level.
+        var logger = serverLogger
+        if logger.logLevel < .debug { logger.logLevel = .debug }
         let configuration: PostgresConnection.Configuration
         if let directory = location.socketDirectory {
             configuration = PostgresConnection.Configuration(unixSocketPath: "\(directory)/.s.PGSQL.\(location.port)",

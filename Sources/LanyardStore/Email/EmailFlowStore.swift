@@ -97,15 +97,17 @@ public struct EmailFlowStore: Sendable {
     }
 
     /// The newest flow for `address` that no device holds a secret for (GoTrue's, an operator's recovery), of
-    /// `origins`, still open at `now`.
-    public func newestWithoutSecret(address: String, origins: [String], at now: Date) async throws -> EmailFlowRecord? {
-        let placeholders = origins.indices.map { "$\($0 + 3)" }.joined(separator: ", ")
+    /// `origins`, that can still be finished at `now` (not used, expired, dead of wrong codes or undeliverable).
+    public func newestWithoutSecret(address: String, origins: [String], at now: Date,
+                                    maxWrongCodes: Int) async throws -> EmailFlowRecord? {
+        let placeholders = origins.indices.map { "$\($0 + 4)" }.joined(separator: ", ")
         return try await connection.first("""
             SELECT * FROM email_flows
             WHERE address = $1 AND secret_hash IS NULL AND used_at IS NULL AND expires_at > $2
-              AND origin IN (\(placeholders))
+              AND wrong_codes < $3 AND undeliverable_at IS NULL AND origin IN (\(placeholders))
             ORDER BY created_at DESC, id DESC LIMIT 1
-            """, [.text(address), .date(now)] + origins.map(SQLValue.text)).map(EmailFlowRecord.init(row:))
+            """, [.text(address), .date(now), .integer(Int64(maxWrongCodes))] + origins.map(SQLValue.text))
+            .map(EmailFlowRecord.init(row:))
     }
 
     /// Counts a wrong code while the flow is open; the count after it, or nil when the flow was already used.

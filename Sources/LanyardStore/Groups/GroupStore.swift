@@ -108,14 +108,19 @@ public struct GroupStore: Sendable {
 
     /// A group with one account's role in it and, when `collection` is given, that collection's stored policy, in one
     /// query (a group request's whole access check); `nil` when the group does not exist or the account is not in
-    /// it. `lock` takes the group row's lock.
+    /// it. `lock` takes the group row's lock first, in a statement of its own: a join that waited for the lock would
+    /// answer the role as it was when it began (PostgreSQL's read committed), a role another request just changed.
     public func membership(groupID: String, userID: String, collection: String? = nil,
                            lock: Bool = false) async throws -> GroupMembershipRow? {
-        try await connection.first("""
+        if lock {
+            guard try await connection.first("SELECT id FROM groups WHERE id = $1\(connection.dialect.forUpdate)",
+                                             [.text(groupID)]) != nil else { return nil }
+        }
+        return try await connection.first("""
             SELECT g.*, m.role AS member_role, p.read_role, p.write_role
             FROM groups g JOIN group_members m ON m.group_id = g.id AND m.user_id = $2
             LEFT JOIN group_policies p ON p.group_id = g.id AND p.collection = $3
-            WHERE g.id = $1\(lock ? connection.dialect.forUpdate(of: "g") : "")
+            WHERE g.id = $1
             """, [.text(groupID), .text(userID), .text(collection ?? "")]).map { row in
                 GroupMembershipRow(group: try GroupRow(row: row), role: try row.string("member_role"),
                                    policy: try row.optionalString("read_role").map { ($0, try row.string("write_role")) })

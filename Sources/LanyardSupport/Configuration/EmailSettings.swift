@@ -69,6 +69,18 @@ public struct EmailSettings: Sendable {
 
     public init() {}
 
+    /// The Content-Security-Policy source that lets the link page's form redirect to `url`: its origin for http(s)
+    /// (the host in ASCII), its scheme for an app's own (`myapp:`); nil when none can be written.
+    public static func formActionSource(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme.first?.isLetter == true,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        guard scheme == "http" || scheme == "https" else { return scheme + ":" }
+        guard let host = components.encodedHost?.lowercased(), !host.isEmpty,
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }) else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
     /// Schemes a confirmed link never sends a browser to.
     static let refusedRedirectSchemes: Set<String> = ["javascript", "data", "vbscript", "file", "ftp", "blob", "about", "filesystem"]
 
@@ -111,11 +123,11 @@ public struct EmailSettings: Sendable {
                   components.fragment == nil else {
                 throw ConfigurationError(variable: "LANYARD_EMAIL_REDIRECT_URLS", problem: "\(url) is not an absolute URL")
             }
-            // An app's own scheme or a web page; never a scheme that runs or reads something in the browser.
-            guard !Self.refusedRedirectSchemes.contains(scheme.lowercased()),
-                  !["http", "https"].contains(scheme.lowercased()) || components.host?.isEmpty == false else {
+            // An app's own scheme or a web page; never a scheme that runs or reads something in the browser. The
+            // link's page must be able to name it in its Content-Security-Policy, or a browser would stay there.
+            guard !Self.refusedRedirectSchemes.contains(scheme.lowercased()), Self.formActionSource(url) != nil else {
                 throw ConfigurationError(variable: "LANYARD_EMAIL_REDIRECT_URLS",
-                                         problem: "\(url): expected https://, http:// or an app's own scheme")
+                                         problem: "\(url): expected https://host, http://host or an app's own scheme")
             }
             return url
         }

@@ -235,6 +235,22 @@ import Testing
         }
     }
 
+    /// `create_user: false` answers whether an address has an account (as GoTrue does): it counts against the
+    /// client IP's sign-in limit, so addresses cannot be tried without end.
+    @Test func otpWithoutSignUpIsLimitedPerClientIP() async throws {
+        try await TestServer.with(.sqlite, configure: {
+            $0.rateLimits.enabled = true
+            $0.rateLimits.signIn = .init(limit: 3, window: 300)
+        }) { server in
+            for index in 0..<3 {
+                let probe = try await server.post("/auth/v1/otp", ["email": "probe\(index)@example.com", "create_user": false])
+                #expect(probe.status == 422)
+            }
+            let limited = try await server.post("/auth/v1/otp", ["email": "probe9@example.com", "create_user": false])
+            #expect(limited.status == 429, "\(limited.text)")
+        }
+    }
+
     /// Every kind of identity unlinks by its id, as in GoTrue: an email address and each passkey too, never the last.
     @Test(arguments: TestDatabase.available)
     func emailAndPasskeyIdentitiesUnlinkByTheirID(database: TestDatabase) async throws {

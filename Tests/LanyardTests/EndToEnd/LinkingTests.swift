@@ -403,4 +403,26 @@ import LanyardStore
             #expect(try await server.get("/v1/users/me", bearer: try await server.anonymous().accessToken).identities.isEmpty)
         }
     }
+
+    /// The review's race: two unlinks at once, each of the other method. On PostgreSQL one statement that joined
+    /// the identities to the locked account answered them as they were before the other commit, and both went
+    /// through: an account with no way in. Exactly one may win, every time.
+    @Test(arguments: TestDatabase.available)
+    func racingUnlinksNeverRemoveTheLastWayIn(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: { $0.rateLimits.enabled = false }) { server in
+            for round in 0..<8 {
+                let ada = try await server.signIn(.apple, sub: "race-apple-\(round)")
+                let linked = try await server.post("/v1/auth/link/google",
+                                                   ["id_token": try server.idToken(.google, sub: "race-google-\(round)")],
+                                                   bearer: ada.accessToken)
+                #expect(linked.status == 200)
+                async let apple = server.delete("/v1/auth/link/apple", bearer: ada.accessToken)
+                async let google = server.delete("/v1/auth/link/google", bearer: ada.accessToken)
+                let statuses = [try await apple.status, try await google.status].sorted()
+                #expect(statuses == [200, 400], "round \(round): \(statuses)")
+                let me = try await server.get("/v1/users/me", bearer: ada.accessToken)
+                #expect(me.identities.count == 1, "round \(round)")
+            }
+        }
+    }
 }
