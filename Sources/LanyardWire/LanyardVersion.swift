@@ -3,9 +3,9 @@
 /// CHANGELOG's newest heading names it too (also checked).
 ///
 /// ```swift
-/// print(LanyardVersion.current)  // "0.7.0"
+/// print(LanyardVersion.current)  // "0.8.0"
 /// ```
 public enum LanyardVersion {
     /// Semantic version; 0.x while the API may still change between minor versions.
-    public static let current = "0.7.0"
+    public static let current = "0.8.0"
 }

@@ -20,7 +20,7 @@
 // - other tabs hear sign-in, refresh and sign-out through BroadcastChannel and the storage event.
 
 /** The SDK's version: the Lanyard release it ships with (checked against LanyardVersion.swift by the tests). */
-export const version = "0.7.0";
+export const version = "0.8.0";
 
 /**
  * Every error code: the server's catalogue (reference section 3) and the client's own.
