@@ -146,44 +146,10 @@ public struct MergeChallenge: Sendable, Codable, Equatable {
 /// let body = MergeBody(proof: .init(provider: "google", idToken: token), keep: .other)
 /// ```
 public struct MergeBody: Sendable, Codable, Equatable {
-    /// The other account's sign-in: an ID token carrying this session's challenge nonce, or for `email` a code of
-    /// an email flow this device started (single-use and bound to its `flow_secret`, it needs no challenge).
-    public struct Proof: Sendable, Codable, Equatable {
-        public var provider: String
-        public var idToken: String?
-        public var flowID: String?
-        public var flowSecret: String?
-        public var code: String?
-        /// For `provider: "passkey"`: an assertion of the other account's passkey, for `signin/options`.
-        public var credential: AuthenticationResponseJSON?
-
-        /// A proof by ID token.
-        public init(provider: String, idToken: String) { (self.provider, self.idToken) = (provider, idToken) }
-
-        /// A proof by an email flow's code.
-        ///
-        /// ```swift
-        /// let proof = MergeBody.Proof(emailFlow: flow.started, code: "123456")
-        /// ```
-        public init(emailFlow: EmailFlowStarted, code: String) {
-            provider = "email"
-            (flowID, flowSecret, self.code) = (emailFlow.flowID, emailFlow.flowSecret, code)
-        }
-
-        /// A proof by one of the other account's passkeys (single use: a dry run spends it too).
-        ///
-        /// ```swift
-        /// let proof = MergeBody.Proof(passkey: try await authenticator.get(try await client.passkeys.signInOptions()))
-        /// ```
-        public init(passkey assertion: AuthenticationResponseJSON) {
-            provider = "passkey"
-            credential = assertion
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case provider, code, credential, idToken = "id_token", flowID = "flow_id", flowSecret = "flow_secret"
-        }
-    }
+    /// The other account's sign-in: an ID token carrying this session's challenge nonce, the code of an email flow
+    /// this device started (single-use and bound to its `flow_secret`, it needs no challenge), or a passkey's
+    /// assertion.
+    public typealias Proof = IdentityProof
 
     public var proof: Proof
     public var keep: MergeKeep

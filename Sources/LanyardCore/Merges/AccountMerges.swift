@@ -20,29 +20,23 @@ public struct AccountMerges: Sendable {
     }
 
     public struct Request: Sendable {
-        public var provider: String
-        public var idToken: String
+        /// The other account's identity.
+        public var proof: IdentityProof
         public var keep: MergeKeep
         public var onConflict: MergeConflictRule
         public var release: [String]
         public var dryRun: Bool
         public var idempotencyKey: String?
-        /// For `provider: "email"`: the code of an email flow this device started, instead of an ID token.
-        public var emailProof: EmailProof?
-        /// For `provider: "passkey"`: an assertion of the other account's passkey.
-        public var passkeyProof: AuthenticationResponseJSON?
 
-        public init(provider: String, idToken: String, keep: MergeKeep = .current, onConflict: MergeConflictRule = .newer,
+        public init(proof: IdentityProof, keep: MergeKeep = .current, onConflict: MergeConflictRule = .newer,
                     release: [String] = [], dryRun: Bool = false, idempotencyKey: String? = nil) {
-            (self.provider, self.idToken, self.keep, self.onConflict) = (provider, idToken, keep, onConflict)
+            (self.proof, self.keep, self.onConflict) = (proof, keep, onConflict)
             (self.release, self.dryRun, self.idempotencyKey) = (release, dryRun, idempotencyKey)
         }
 
         /// The body, hashed: what an `Idempotency-Key` sent again must come with.
         var hash: String {
-            Hashing.sha256Hex([provider, idToken, emailProof.map { "\($0.flowID):\($0.code)" } ?? "",
-                               passkeyProof.map { "\($0.id):\($0.response.clientDataJSON):\($0.response.signature)" } ?? "",
-                               keep.rawValue, onConflict.rawValue,
+            Hashing.sha256Hex([IdentityProofs.text(proof), keep.rawValue, onConflict.rawValue,
                                release.map { $0.lowercased() }.sorted().joined(separator: ","), String(dryRun)]
                 .joined(separator: "\n"))
         }
@@ -59,7 +53,7 @@ public struct AccountMerges: Sendable {
     public func merge(_ request: Request, caller: Caller, client: ClientInfo) async throws -> MergeResult {
         let keys = MergeRequestKeys(requestedBy: caller.userID, sessionID: caller.sessionID,
                                     idempotencyKey: request.idempotencyKey,
-                                    proofKey: Hashing.sha256Hex("merge-proof:" + Self.proofText(request)),
+                                    proofKey: Hashing.sha256Hex("merge-proof:" + IdentityProofs.fingerprint(request.proof)),
                                     requestHash: request.hash)
         if !request.dryRun, let earlier = try await answerAgainIfAsked(keys, request: request, caller: caller, client: client) {
             return earlier
@@ -75,39 +69,29 @@ public struct AccountMerges: Sendable {
         }
     }
 
-    /// What makes a proof this one: the email flow, the passkey's signed client data (its challenge), or the token.
-    private static func proofText(_ request: Request) -> String {
-        if let email = request.emailProof { return "email:" + email.flowID }
-        if let passkey = request.passkeyProof { return "passkey:" + passkey.response.clientDataJSON }
-        return request.idToken
-    }
-
     /// The other account's identity: an ID token carrying one of this session's open challenge nonces (a token
-    /// without it, or with another, is `nonce_mismatch`), or an email flow's code (single-use, bound to the device's
-    /// flow secret).
-    private func prove(_ request: Request, provider: Provider, caller: Caller, client: ClientInfo,
+    /// without it, or with another, is `nonce_mismatch`), an email flow's code (single-use, bound to the device's
+    /// flow secret), or a passkey's assertion (its challenge taken as it is checked). Verified by `IdentityProofs`
+    /// like every proof; what the merge must spend in its transaction comes back with it.
+    private func prove(_ proof: IdentityProof, caller: Caller, client: ClientInfo,
                        at now: Date) async throws -> (VerifiedIdentity, ProofSpending) {
-        if provider == .email {
-            guard let emailProof = request.emailProof else {
-                throw LanyardError.invalidRequest(field: "proof.code", "An email proof is {\"provider\": \"email\", \"flow_id\", \"flow_secret\", \"code\"}")
+        switch proof {
+        case .idToken(let provider, let idToken, _):
+            _ = try dependencies.providerTokens.provider(named: provider.rawValue)
+            let open = try await dependencies.database.read { connection in
+                try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
             }
-            return (try await EmailFlows(dependencies).prove(emailProof), .emailFlow(emailProof.flowID))
-        }
-        if provider == .passkey {
-            guard let assertion = request.passkeyProof else {
-                throw LanyardError.invalidRequest(field: "proof.credential", "A passkey proof is {\"provider\": \"passkey\", \"credential\": {…}}")
+            guard let challenge = Self.challenge(matching: idToken, among: open) else {
+                throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
             }
-            // The ceremony takes its challenge as it checks it: nothing is left to spend in the merge's transaction.
-            return (try await Passkeys(dependencies).prove(assertion, client: client), .nothing)
+            let proven = try await IdentityProofs(dependencies).verify(
+                .idToken(provider: provider, idToken: idToken, nonce: challenge.nonce), client: client)
+            return (proven, .challenge(challenge.id))
+        case .emailCode(let flowID, _, _):
+            return (try await IdentityProofs(dependencies).verify(proof, client: client), .emailFlow(flowID))
+        case .passkey:
+            return (try await IdentityProofs(dependencies).verify(proof, client: client), .nothing)
         }
-        let open = try await dependencies.database.read { connection in
-            try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
-        }
-        guard let challenge = Self.challenge(matching: request.idToken, among: open) else {
-            throw LanyardError.invalidProviderToken(reason: "nonce_mismatch")
-        }
-        return (try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: challenge.nonce),
-                .challenge(challenge.id))
     }
 
     /// What a merge's proof uses up when the merge commits: this session's challenge, or the email flow.
@@ -151,11 +135,9 @@ public struct AccountMerges: Sendable {
         // The challenge is good only while the sign-in that asked for it is recent.
         try Authenticator(dependencies).requireRecentSignIn(caller)
         try await dependencies.rateLimiter.check(.link, key: caller.userID)
-        guard let provider = Provider(validName: request.provider) else {
-            throw LanyardError.unsupportedProvider(request.provider)
-        }
+        let provider = request.proof.provider
         let now = dependencies.clock.now()
-        let (proof, spend) = try await prove(request, provider: provider, caller: caller, client: client, at: now)
+        let (proof, spend) = try await prove(request.proof, caller: caller, client: client, at: now)
         let other = try await dependencies.database.read { connection in
             try await IdentityStore(connection).findWithOwner(provider: provider.rawValue, providerUserID: proof.subject)
         }
@@ -253,7 +235,7 @@ public struct AccountMerges: Sendable {
             }
             let plan = MergePlan(mergeID: earlier.id, into: earlier.intoID, from: earlier.fromID, kind: .full,
                                  actor: caller.userID, currentIsInto: false, at: now)
-            return try await Self.openSurvivorSession(plan, method: request.provider, client: client,
+            return try await Self.openSurvivorSession(plan, method: request.proof.provider.rawValue, client: client,
                                                       dependencies: dependencies, connection: connection,
                                                       audit: dependencies.audit(connection, at: now, clientIP: client.ip))
         }

@@ -24,12 +24,8 @@ struct MergeRoutes {
     @Sendable func merge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         guard let caller = context.caller else { throw LanyardError.unauthorized }
         let wire = try await JSONBody.decode(MergeBody.self, from: request)
-        var body = AccountMerges.Request(provider: wire.proof.provider, idToken: wire.proof.idToken ?? "", keep: wire.keep,
-                                         onConflict: wire.onConflict, release: wire.release, dryRun: wire.dryRun)
-        if let flowID = wire.proof.flowID, let secret = wire.proof.flowSecret, let code = wire.proof.code {
-            body.emailProof = EmailProof(flowID: flowID, flowSecret: secret, code: code)
-        }
-        body.passkeyProof = wire.proof.credential
+        var body = AccountMerges.Request(proof: wire.proof, keep: wire.keep, onConflict: wire.onConflict,
+                                         release: wire.release, dryRun: wire.dryRun)
         if let key = request.headers[.idempotencyKey] {
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 throw LanyardError.invalidRequest(field: "Idempotency-Key", "Idempotency-Key must be 1 to 255 characters")

@@ -49,8 +49,9 @@ extension MergeBody: RequestBody {
         guard let provider = proof["provider"]?.stringValue, !provider.isEmpty, !provider.containsNUL else {
             throw LanyardError.invalidRequest(field: "proof.provider", "proof.provider is required")
         }
-        let wireProof: Proof
-        if provider == "email" {
+        let wireProof: IdentityProof
+        switch Provider(rawValue: provider) {
+        case .email:
             // An email flow's code: `{"provider": "email", "flow_id", "flow_secret", "code"}`.
             let parts = try ["flow_id", "flow_secret", "code"].map { (name) throws -> String in
                 guard let value = proof[name]?.stringValue, !value.isEmpty, !value.containsNUL, value.utf8.count <= 128 else {
@@ -58,19 +59,18 @@ extension MergeBody: RequestBody {
                 }
                 return value
             }
-            wireProof = Proof(emailFlow: EmailFlowStarted(flowID: parts[0], flowSecret: parts[1], match: 0, expiresIn: 0,
-                                                          resendAfter: 0), code: parts[2])
-        } else if provider == "passkey" {
+            wireProof = .emailCode(flowID: parts[0], flowSecret: parts[1], code: parts[2])
+        case .passkey:
             // An assertion of the other account's passkey: `{"provider": "passkey", "credential": {…}}`.
             guard case .object(let credential)? = proof["credential"] else {
                 throw LanyardError.invalidRequest(field: "proof.credential", "proof.credential is required for a passkey proof")
             }
-            wireProof = Proof(passkey: try AuthenticationResponseJSON(BodyFields(credential)))
-        } else {
+            wireProof = .passkey(try AuthenticationResponseJSON(BodyFields(credential)))
+        default:
             guard let token = proof["id_token"]?.stringValue, !token.isEmpty, !token.containsNUL else {
                 throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")
             }
-            wireProof = Proof(provider: provider, idToken: token)
+            wireProof = .idToken(provider: Provider(rawValue: provider), idToken: token)
         }
         var release: [String] = []
         if fields.contains("release") {
