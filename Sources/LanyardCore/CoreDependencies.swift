@@ -38,13 +38,13 @@ public struct CoreDependencies: Sendable {
     /// Email codes and links (reference section 18): the settings, whether the identity is offered, the keyed
     /// hashes and sealing of flows and mails, and the nudge that wakes this instance's mailer after a commit.
     public let email: EmailSettings
-    public let offersEmail: Bool
     let emailSecrets: EmailSecrets
     public var mailQueued: @Sendable () -> Void = {}
     /// Passkeys (reference section 19): the relying party as configured; dev mode adds `localhost`.
     public let passkeys: PasskeySettings
     public let devMode: Bool
-    public var offersPasskeys: Bool { passkeys.rpID != nil || devMode }
+    /// The ways in this server offers and every rule that differs between them (reference section 17).
+    public let signInMethods: SignInMethods
 
     public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
@@ -52,7 +52,11 @@ public struct CoreDependencies: Sendable {
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
         self.refreshTargets = RefreshTargetReader(database: database)
-        self.identityOwners = IdentityOwnerReader(database: database, providers: providerTokens.offered.map(\.rawValue))
+        let signInMethods = SignInMethods(idTokenProviders: providerTokens.all, offersEmail: configuration.offersEmail,
+                                          offersPasskeys: configuration.offersPasskeys)
+        self.signInMethods = signInMethods
+        self.identityOwners = IdentityOwnerReader(database: database, providers: signInMethods.offered
+            .filter { $0.kind == .idToken }.map(\.provider.rawValue))
         self.refreshRotations = RefreshRotations(database: database)
         self.clock = clock
         self.random = random
@@ -69,7 +73,6 @@ public struct CoreDependencies: Sendable {
         self.webhooksEnabled = configuration.webhookURL != nil
         self.refreshSuccessorKey = SecretBytes(masterKey.derivedKey(purpose: "lanyard refresh token successor v1"))
         self.email = configuration.email
-        self.offersEmail = configuration.offersEmail
         self.emailSecrets = EmailSecrets(masterKey: masterKey)
         self.passkeys = configuration.passkeys
         self.devMode = configuration.devMode

@@ -21,6 +21,24 @@ public enum IdentityProof: Sendable, Equatable, Codable {
     /// An assertion of a passkey, for the server's sign-in options.
     case passkey(AuthenticationResponseJSON)
 
+    /// The shapes a proof takes on the wire.
+    public enum Kind: Sendable, Equatable {
+        case idToken, emailCode, passkey
+    }
+
+    /// The shape of a proof of `provider`: `email` and `passkey` have their own, every other name is an ID token's.
+    ///
+    /// ```swift
+    /// IdentityProof.kind(of: .google) // .idToken
+    /// ```
+    public static func kind(of provider: Provider) -> Kind {
+        switch provider {
+        case .email: .emailCode
+        case .passkey: .passkey
+        default: .idToken
+        }
+    }
+
     /// The kind of identity proven: the provider's name, `email` or `passkey`.
     ///
     /// ```swift
@@ -67,14 +85,15 @@ public enum IdentityProof: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        switch try container.decode(Provider.self, forKey: .provider) {
-        case .email:
+        let provider = try container.decode(Provider.self, forKey: .provider)
+        switch Self.kind(of: provider) {
+        case .emailCode:
             self = .emailCode(flowID: try container.decode(String.self, forKey: .flowID),
                               flowSecret: try container.decode(String.self, forKey: .flowSecret),
                               code: try container.decode(String.self, forKey: .code))
         case .passkey:
             self = .passkey(try container.decode(AuthenticationResponseJSON.self, forKey: .credential))
-        case let provider:
+        case .idToken:
             self = .idToken(provider: provider, idToken: try container.decode(String.self, forKey: .idToken),
                             nonce: try container.decodeIfPresent(String.self, forKey: .nonce))
         }

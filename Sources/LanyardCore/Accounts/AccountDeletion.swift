@@ -33,7 +33,7 @@ public struct AccountDeletion: Sendable {
             guard try await users.findForUpdate(id: userID) != nil else { throw missing }
             let providers = try await IdentityStore(connection).list(userID: userID).map(\.provider)
             // Apple is owed the revocation of the account's Apple tokens (sent later, never waited for here).
-            if providers.contains(Provider.apple.rawValue) {
+            if providers.contains(where: dependencies.signInMethods.owesAppleRevocation) {
                 try await AppleTokenStore(connection).scheduleRevocation(userID: userID, at: dependencies.clock.now())
             }
             // Memberships go now, and the groups it owned pass on or dissolve (reference section 14).

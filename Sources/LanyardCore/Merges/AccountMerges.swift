@@ -77,7 +77,7 @@ public struct AccountMerges: Sendable {
                        at now: Date) async throws -> (VerifiedIdentity, ProofSpending) {
         switch proof {
         case .idToken(let provider, let idToken, _):
-            _ = try dependencies.providerTokens.provider(named: provider.rawValue)
+            _ = try dependencies.signInMethods.idTokenProvider(named: provider.rawValue)
             let open = try await dependencies.database.read { connection in
                 try await MergeStore(connection).openChallenges(sessionID: caller.sessionID, at: now)
             }
@@ -142,7 +142,7 @@ public struct AccountMerges: Sendable {
             try await IdentityStore(connection).findWithOwner(provider: provider.rawValue, providerUserID: proof.subject)
         }
         guard let other else {
-            throw LanyardError.notFound("No account signs in with this \(dependencies.providerTokens.displayName(provider)) account; link it instead")
+            throw LanyardError.notFound("No account signs in with this \(dependencies.signInMethods.displayName(provider)) account; link it instead")
         }
         let (into, from) = request.keep == .current ? (caller.userID, other.owner.id) : (other.owner.id, caller.userID)
         let plan = MergePlan(mergeID: dependencies.random.newID(at: now), into: into, from: from, kind: .full,

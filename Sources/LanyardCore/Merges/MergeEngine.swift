@@ -88,16 +88,19 @@ struct MergeEngine {
         let identities = IdentityStore(connection)
         let survivor = try await identities.list(userID: plan.into).map(\.provider)
         let absorbed = try await identities.list(userID: plan.from)
-        let collisions = MergeRules.collisions(survivor: survivor, absorbed: absorbed.map(\.provider), release: plan.release)
+        let methods = dependencies.signInMethods
+        let collisions = MergeRules.collisions(survivor: survivor, absorbed: absorbed.map(\.provider), release: plan.release,
+                                               allowsSeveral: methods.allowsSeveral)
         guard collisions.isEmpty else {
             throw LanyardError.mergeConflict(
                 "provider_collision", "Both accounts have a different \(collisions.joined(separator: " and ")) account; "
                     + "release one to merge", details: ["providers": .array(collisions.map(JSONValue.string))])
         }
-        let released = MergeRules.released(survivor: survivor, absorbed: absorbed.map(\.provider), release: plan.release)
+        let released = MergeRules.released(survivor: survivor, absorbed: absorbed.map(\.provider), release: plan.release,
+                                           allowsSeveral: methods.allowsSeveral)
         for identity in absorbed {
             if released.contains(identity.provider) {
-                if identity.provider == Provider.apple.rawValue {
+                if methods.owesAppleRevocation(identity.provider) {
                     try await AppleTokenStore(connection).scheduleRevocation(userID: plan.from, at: plan.at)
                 }
                 try await identities.delete(id: identity.id)

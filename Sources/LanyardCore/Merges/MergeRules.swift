@@ -15,17 +15,16 @@ enum MergeRules {
     }
 
     /// Providers both accounts hold a different identity of, that `release` does not let go: the merge is refused.
-    /// Passkeys never collide: an account holds any number of them.
-    static func collisions(survivor: [String], absorbed: [String], release: Set<String>) -> [String] {
-        Array(Set(survivor).intersection(absorbed).subtracting(release).subtracting(manyPerAccount)).sorted()
+    /// Methods an account may hold several of (passkeys, `allowsSeveral`) never collide.
+    static func collisions(survivor: [String], absorbed: [String], release: Set<String>,
+                           allowsSeveral: (String) -> Bool) -> [String] {
+        Set(survivor).intersection(absorbed).subtracting(release).filter { !allowsSeveral($0) }.sorted()
     }
 
-    /// Providers an account may hold more than one identity of.
-    static let manyPerAccount: Set<String> = [Provider.passkey.rawValue]
-
     /// Providers of the absorbed account to detach: those in `release` that the survivor also holds.
-    static func released(survivor: [String], absorbed: [String], release: Set<String>) -> Set<String> {
-        Set(survivor).intersection(absorbed).intersection(release).subtracting(manyPerAccount)
+    static func released(survivor: [String], absorbed: [String], release: Set<String>,
+                         allowsSeveral: (String) -> Bool) -> Set<String> {
+        Set(survivor).intersection(absorbed).intersection(release).filter { !allowsSeveral($0) }
     }
 }
 

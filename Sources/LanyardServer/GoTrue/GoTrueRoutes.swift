@@ -58,7 +58,7 @@ struct GoTrueRoutes {
     /// sign-in with the identity just linked (the new session supabase-swift's `linkIdentityWithIdToken` expects).
     private func idTokenGrant(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(GoTrueIDTokenBody.self, from: request)
-        let provider = try api.dependencies.providerTokens.provider(named: GoTrueProviderNames.lanyard(body.provider))
+        let provider = try api.dependencies.signInMethods.idTokenProvider(named: GoTrueProviderNames.lanyard(body.provider))
         let client = api.client(request, context)
         var guest: Caller?
         if body.linkIdentity {
@@ -147,7 +147,7 @@ struct GoTrueRoutes {
         let body = try await JSONBody.decode(GoTrueOTPBody.self, from: request)
         if body.phone != nil, body.email == nil { throw GoTrueError.phoneDisabled }
         guard let email = body.email else { throw LanyardError.invalidRequest(field: "email", "email is required") }
-        guard api.dependencies.offersEmail else { throw GoTrueError.emailDisabled }
+        guard api.dependencies.signInMethods.offers(.email) else { throw GoTrueError.emailDisabled }
         do {
             try await EmailFlows(api.dependencies).startForGoTrue(email: email, createUser: body.createUser,
                                                                   client: api.client(request, context))
@@ -172,8 +172,9 @@ struct GoTrueRoutes {
     }
 
     @Sendable func settings(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let offered = api.dependencies.providerTokens.offered.map { GoTrueProviderNames.gotrue($0.rawValue) }
-            + (api.dependencies.offersEmail ? ["email"] : [])
+        // GoTrue's settings name what its clients can start: ID-token providers and email (no passkeys in GoTrue).
+        let offered = api.dependencies.signInMethods.offered.filter { $0.kind != .passkey }
+            .map { GoTrueProviderNames.gotrue($0.provider.rawValue) }
         return try JSONResponse.make(GoTrueSettings(offered: offered))
     }
 

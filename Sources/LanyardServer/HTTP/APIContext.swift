@@ -16,7 +16,8 @@ struct APIContext: Sendable {
     /// Queues an Apple `authorization_code` sent with a successful sign-in, link or re-authentication for
     /// `AppleCodeRedemptions`: the answer never waits for Apple, and a failure is logged and counted, not answered.
     func redeemAppleCode(_ code: String?, provider: Provider, idToken: String, nonce: String?, logger: Logger) {
-        guard let code, !code.isEmpty, provider == .apple, let appleCodes else { return }
+        guard let code, !code.isEmpty, case .apple? = dependencies.signInMethods.method(provider)?.lifecycle,
+              let appleCodes else { return }
         appleCodes.enqueue(.init(code: code, idToken: idToken, nonce: nonce))
     }
 
@@ -33,18 +34,15 @@ struct APIContext: Sendable {
         return try await Authenticator(dependencies).authenticate(bearer: token)
     }
 
+    /// The offered ID-token provider the path names.
     func provider(_ context: LanyardRequestContext) throws -> Provider {
-        try dependencies.providerTokens.provider(named: context.parameters.get("provider") ?? "")
+        try dependencies.signInMethods.idTokenProvider(named: try context.parameters.require("provider"))
     }
 
-    /// A sign-in method an account may hold: an offered provider's name, or `email` (unlinked even when email is
-    /// no longer offered).
+    /// A sign-in method an account may hold, as the path names it: an offered provider, or `email` and `passkey`
+    /// (removable even when no longer offered).
     func method(_ context: LanyardRequestContext) throws -> Provider {
-        switch context.parameters.get("provider") {
-        case Provider.email.rawValue: .email
-        case Provider.passkey.rawValue: .passkey
-        default: try provider(context)
-        }
+        try dependencies.signInMethods.heldMethod(named: try context.parameters.require("provider")).provider
     }
 }
 

@@ -9,7 +9,7 @@ struct AuthRoutes {
     func register(on router: Router<LanyardRequestContext>) {
         // Each group's middleware runs in the order added, before the handler.
         router.group("v1/auth").add(middleware: SignInMetrics(metrics: api.metrics,
-                                                                   offered: Set(api.dependencies.providerTokens.offered.map(\.rawValue))))
+                                                                   offered: Set(api.dependencies.signInMethods.offered.map(\.provider.rawValue))))
             .add(middleware: RateLimit(api, .signIn, per: .clientIP))
             .add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest))
             .post("signin/:provider", use: signIn)

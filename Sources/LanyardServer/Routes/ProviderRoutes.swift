@@ -7,11 +7,9 @@ struct ProviderRoutes {
     let api: APIContext
 
     func register(on router: Router<LanyardRequestContext>) {
-        let offered = api.dependencies.providerTokens.configured.map {
-            OfferedProvider(name: Provider(rawValue: $0.provider.rawValue), displayName: $0.displayName,
-                            kind: OfferedProvider.Kind(rawValue: $0.kind.rawValue))
-        } + (api.dependencies.offersEmail ? [OfferedProvider(name: Provider(rawValue: "email"), displayName: "Email", kind: .email)] : [])
-            + (api.dependencies.offersPasskeys ? [OfferedProvider(name: .passkey, displayName: "Passkey", kind: .passkey)] : [])
+        let offered = api.dependencies.signInMethods.offered.map {
+            OfferedProvider(name: $0.provider, displayName: $0.displayName, kind: $0.offeredKind)
+        }
         router.get("v1/providers") { _, _ in
             try JSONResponse.make(offered, headers: [.cacheControl: "public, max-age=300"])
         }

@@ -50,8 +50,8 @@ extension MergeBody: RequestBody {
             throw LanyardError.invalidRequest(field: "proof.provider", "proof.provider is required")
         }
         let wireProof: IdentityProof
-        switch Provider(rawValue: provider) {
-        case .email:
+        switch IdentityProof.kind(of: Provider(rawValue: provider)) {
+        case .emailCode:
             // An email flow's code: `{"provider": "email", "flow_id", "flow_secret", "code"}`.
             let parts = try ["flow_id", "flow_secret", "code"].map { (name) throws -> String in
                 guard let value = proof[name]?.stringValue, !value.isEmpty, !value.containsNUL, value.utf8.count <= 128 else {
@@ -66,7 +66,7 @@ extension MergeBody: RequestBody {
                 throw LanyardError.invalidRequest(field: "proof.credential", "proof.credential is required for a passkey proof")
             }
             wireProof = .passkey(try AuthenticationResponseJSON(BodyFields(credential)))
-        default:
+        case .idToken:
             guard let token = proof["id_token"]?.stringValue, !token.isEmpty, !token.containsNUL else {
                 throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")
             }

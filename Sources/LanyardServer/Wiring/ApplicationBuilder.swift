@@ -32,7 +32,7 @@ extension LanyardRuntime {
         ChangeRoutes(api: api, hub: changeHub, stalls: streamStalls, settings: streamSettings).register(on: router)
         ProviderNotificationRoutes(api: api).register(on: router)
         WellKnownRoutes(keys: keyRing, issuer: issuer,
-                        providers: dependencies.providerTokens.offered.map(\.rawValue),
+                        providers: dependencies.signInMethods.offered.filter { $0.kind == .idToken }.map(\.provider.rawValue),
                         passkeys: configuration.passkeys).register(on: router)
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         SDKRoutes().register(on: router)

@@ -85,6 +85,8 @@ public struct LanyardConfiguration: Sendable {
 
     /// Whether the email identity is offered: with an SMTP server, or in dev mode (the emulator's mailbox).
     public var offersEmail: Bool { email.smtp != nil || devMode }
+    /// Whether passkeys are offered: with a relying party, or in dev mode (`localhost`).
+    public var offersPasskeys: Bool { passkeys.rpID != nil || devMode }
 
     /// Whether `/auth/v1` (reference section 12) is served.
     public var servesGoTrue: Bool { gotrueCompat ?? devMode }

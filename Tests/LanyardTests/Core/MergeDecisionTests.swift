@@ -98,10 +98,13 @@ import Testing
     }
 
     @Test func providersBothHoldCollideUnlessReleased() {
-        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: []) == ["google"])
-        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: ["google"]).isEmpty)
-        #expect(MergeRules.collisions(survivor: ["apple"], absorbed: ["google"], release: []).isEmpty)
-        #expect(MergeRules.released(survivor: ["apple", "google"], absorbed: ["google", "apple"], release: ["apple"]) == ["apple"])
-        #expect(MergeRules.released(survivor: ["apple"], absorbed: ["google"], release: ["google"]).isEmpty)
+        let several = { (provider: String) in provider == "passkey" }
+        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: [], allowsSeveral: several) == ["google"])
+        #expect(MergeRules.collisions(survivor: ["apple", "google"], absorbed: ["google"], release: ["google"], allowsSeveral: several).isEmpty)
+        #expect(MergeRules.collisions(survivor: ["apple"], absorbed: ["google"], release: [], allowsSeveral: several).isEmpty)
+        #expect(MergeRules.collisions(survivor: ["apple", "passkey"], absorbed: ["passkey"], release: [], allowsSeveral: several).isEmpty)
+        #expect(MergeRules.released(survivor: ["apple", "google"], absorbed: ["google", "apple"], release: ["apple"],
+                                    allowsSeveral: several) == ["apple"])
+        #expect(MergeRules.released(survivor: ["apple"], absorbed: ["google"], release: ["google"], allowsSeveral: several).isEmpty)
     }
 }

@@ -14,7 +14,8 @@ public struct Reauthentication: Sendable {
 
     public func reauthenticate(provider: Provider, idToken: String, nonce: String?, caller: Caller,
                                client: ClientInfo) async throws -> IssuedSession {
-        let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        let identity = try await IdentityProofs(dependencies).verify(.idToken(provider: provider, idToken: idToken, nonce: nonce),
+                                                                     client: client)
         return try await reauthenticate(identity, caller: caller, client: client)
     }
 
@@ -33,7 +34,7 @@ public struct Reauthentication: Sendable {
                 guard let (_, owned) = try await UserStore(connection).findWithIdentities(id: caller.userID) else {
                     throw LanyardError.unauthorized("This account no longer exists")
                 }
-                throw LanyardError.identityNotOnAccount(dependencies.providerTokens.displayName(provider),
+                throw LanyardError.identityNotOnAccount(dependencies.signInMethods.displayName(provider),
                                                         accountHasProvider: owned.contains { $0.provider == provider.rawValue })
             }
             try await identities.recordSignIn(of: existing, at: now, email: identity.email,

@@ -8,8 +8,9 @@ import Logging
 public struct ProviderTokens: Sendable {
     let verifier: IDTokenVerifier
     let settings: [Provider: ProviderSettings]
-    /// The providers with at least one client ID, in the order configured: Apple, Google, then
-    /// `LANYARD_OIDC_PROVIDERS`.
+    /// Every provider as configured, in order: Apple, Google, then `LANYARD_OIDC_PROVIDERS`.
+    public let all: [ProviderSettings]
+    /// Those with at least one client ID: the ones offered.
     public let configured: [ProviderSettings]
     public let refusals = TokenRefusals()
     let logger: Logger
@@ -19,6 +20,7 @@ public struct ProviderTokens: Sendable {
                 logger: Logger = Logger(label: "lanyard.providers")) {
         self.verifier = verifier
         self.settings = Dictionary(settings.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
+        self.all = settings
         self.configured = settings.filter { !$0.clientIDs.isEmpty }
         self.clock = clock
         self.logger = logger
@@ -35,21 +37,6 @@ public struct ProviderTokens: Sendable {
         logger.notice("provider token refused", metadata: [
             "provider": "\(provider.rawValue)", "reason": "\(reason)", "kid": "\(keyID ?? "none")"])
         return .invalidProviderToken(reason: reason)
-    }
-
-    /// The provider named in the path, if it is one Lanyard offers with this configuration.
-    public func provider(named name: String) throws(LanyardError) -> Provider {
-        guard let provider = Provider(validName: name), let settings = settings[provider], !settings.clientIDs.isEmpty else {
-            throw .unsupportedProvider(name)
-        }
-        return provider
-    }
-
-    public var offered: [Provider] { configured.map(\.provider) }
-
-    /// The name to show a person: "Apple", "Microsoft", or what `LANYARD_OIDC_<NAME>_DISPLAY_NAME` says.
-    public func displayName(_ provider: Provider) -> String {
-        settings[provider]?.displayName ?? (provider == .email ? "Email" : provider.rawValue)
     }
 
     /// What is known of each offered provider's keys (the console's Providers page).

@@ -16,7 +16,8 @@ public struct Linking: Sendable {
 
     public func link(provider: Provider, idToken: String, nonce: String?, caller: Caller,
                      client: ClientInfo) async throws -> LinkResponse {
-        let identity = try await dependencies.providerTokens.verify(idToken, provider: provider, nonce: nonce)
+        let identity = try await IdentityProofs(dependencies).verify(.idToken(provider: provider, idToken: idToken, nonce: nonce),
+                                                                     client: client)
         return try await link(identity, caller: caller, client: client)
     }
 
@@ -45,6 +46,7 @@ public struct Linking: Sendable {
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
                                  client: ClientInfo, alsoWriting: AlsoWrite?) async throws -> LinkResponse {
         let dependencies = self.dependencies
+        let method = dependencies.signInMethods.method(provider) ?? .unknown(provider)
         // When the bearer check brought the account and the store read the identity ahead of the transaction,
         // the first attempt decides on those; a retry reads both again inside.
         let lookup = try await dependencies.identityOwners.lookup(provider: provider.rawValue, subject: identity.subject)
@@ -61,16 +63,15 @@ public struct Linking: Sendable {
             }
             guard let (user, owned, existing, position) = read, user.mergedInto == nil
             else { throw LanyardError.unauthorized("This account no longer exists") }
-            try Self.checkLinkable(provider: provider, named: dependencies.providerTokens.displayName(provider),
-                                   existingOwner: existing?.userID, account: user, owned: owned)
+            try Self.checkLinkable(method, existingOwner: existing?.userID, account: user, owned: owned)
             let linked = try await self.write(identity, of: provider, to: user, at: position, on: connection)
-            if provider == .passkey { try await Self.checkPasskeyCap(userID: user.id, on: connection) }
+            if method.manyPerAccount { try await Self.checkCap(of: method, userID: user.id, on: connection) }
             try await alsoWriting?(connection, linked.identity)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
                 .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
             let account = User(user: linked.account, identities: owned + [linked.identity])
             return LinkResponse(linkedProviders: account.identities.map(\.provider),
-                                message: "\(dependencies.providerTokens.displayName(provider)) account linked", user: account)
+                                message: "\(method.displayName) account linked", user: account)
         }
     }
 
@@ -98,34 +99,35 @@ public struct Linking: Sendable {
     }
 
     /// The conflict rules of linking, in the order a person would want them explained.
-    static func checkLinkable(provider: Provider, named displayName: String, existingOwner: String?, account: UserRecord,
+    static func checkLinkable(_ method: SignInMethod, existingOwner: String?, account: UserRecord,
                               owned: [IdentityRecord]) throws(LanyardError) {
         if let existingOwner {
-            if existingOwner == account.id { throw .alreadyLinked(displayName) }
+            if existingOwner == account.id { throw .alreadyLinked(method.displayName) }
             // A guest can still bring their data along by signing in with this identity instead.
-            throw .identityInUse(displayName, mergeAvailable: account.isAnonymous)
+            throw .identityInUse(method.displayName, mergeAvailable: account.isAnonymous)
         }
-        if provider != .passkey, owned.contains(where: { $0.provider == provider.rawValue }) {
-            throw .providerAlreadyLinked(displayName)
+        if !method.manyPerAccount, owned.contains(where: { $0.provider == method.provider.rawValue }) {
+            throw .providerAlreadyLinked(method.displayName)
         }
     }
 
-    /// The passkey cap, counted after this link's insert in its transaction (reference section 25). Counting
-    /// sends the held insert first, which locks the account's row: a racing registration waits for this one's
-    /// commit and then counts it, so options fetched ahead cannot carry an account past the cap.
-    static func checkPasskeyCap(userID: String, on connection: any DatabaseConnection) async throws {
-        let held = try await IdentityStore(connection).count(userID: userID, provider: Provider.passkey.rawValue)
-        guard held <= Passkeys.maximumPerAccount else {
-            throw LanyardError.invalidRequest(field: "passkeys", "This account holds \(Passkeys.maximumPerAccount) passkeys; remove one first")
+    /// The cap of a method an account may hold several of (passkeys: reference section 25), counted after this
+    /// link's insert in its transaction. Counting sends the held insert first, which locks the account's row: a
+    /// racing link waits for this one's commit and then counts it, so options fetched ahead cannot pass the cap.
+    static func checkCap(of method: SignInMethod, userID: String, on connection: any DatabaseConnection) async throws {
+        let held = try await IdentityStore(connection).count(userID: userID, provider: method.provider.rawValue)
+        guard held <= method.perAccount else {
+            let plural = method.displayName.lowercased() + "s"
+            throw LanyardError.invalidRequest(field: plural, "This account holds \(method.perAccount) \(plural); remove one first")
         }
     }
 
     /// `DELETE /v1/auth/link/{provider}`: the account's identity of a provider that allows one per account.
     public func unlink(provider: Provider, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
-        guard provider != .passkey else {
+        if dependencies.signInMethods.allowsSeveral(provider.rawValue) {
             throw LanyardError.invalidRequest(field: "provider", "Passkeys are removed one at a time: DELETE /v1/users/me/passkeys/{id}")
         }
-        let displayName = dependencies.providerTokens.displayName(provider)
+        let displayName = dependencies.signInMethods.displayName(provider)
         return try await unlink(userID: caller.userID, caller: caller, actor: nil, client: client) { owned in
             guard let identity = owned.first(where: { $0.provider == provider.rawValue }) else {
                 throw LanyardError.providerNotLinked(displayName)
@@ -160,18 +162,21 @@ public struct Linking: Sendable {
             }
             let identity = try pick(owned)
             guard owned.count > 1 else { throw LanyardError.cannotUnlinkOnlyProvider }
-            if identity.provider == Provider.apple.rawValue {
+            let methods = dependencies.signInMethods
+            if methods.owesAppleRevocation(identity.provider) {
                 // The account's Apple token is this identity's: Apple is owed its revocation.
                 try await AppleTokenStore(connection).scheduleRevocation(userID: userID, at: now)
             }
             try await IdentityStore(connection).delete(id: identity.id)
+            // One of several is named by its id (a passkey's, in webhooks and the audit).
+            let oneOfSeveral = methods.allowsSeveral(identity.provider)
             var details = ["provider": identity.provider]
-            if identity.provider == Provider.passkey.rawValue { details["passkey_id"] = identity.id }
+            if oneOfSeveral { details["\(identity.provider)_id"] = identity.id }
             if let actor { details["actor"] = actor }
             try await dependencies.audit(connection, at: now, clientIP: client.ip)
                 .write(.identityUnlinked, userID: userID, sessionID: caller?.sessionID, details: details)
-            let message = identity.provider == Provider.passkey.rawValue ? "Passkey removed"
-                : "\(dependencies.providerTokens.displayName(Provider(rawValue: identity.provider))) account unlinked"
+            let name = methods.displayName(Provider(rawValue: identity.provider))
+            let message = oneOfSeveral ? "\(name) removed" : "\(name) account unlinked"
             return LinkResponse(remaining: owned.filter { $0.id != identity.id }, message: message)
         }
     }

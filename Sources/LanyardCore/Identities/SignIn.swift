@@ -37,7 +37,8 @@ public struct SignIn: Sendable {
     }
 
     public func signIn(provider: Provider, request: SignInRequest, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
-        let identity = try await dependencies.providerTokens.verify(request.idToken, provider: provider, nonce: request.nonce)
+        let identity = try await IdentityProofs(dependencies).verify(
+            .idToken(provider: provider, idToken: request.idToken, nonce: request.nonce), client: client)
         return try await signIn(identity, name: request.fullName ?? identity.name, guest: guest, client: client)
     }
 
@@ -48,7 +49,7 @@ public struct SignIn: Sendable {
         let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
             let found = try await lookup.read(on: connection)
             if found?.owner.disabledAt != nil { throw LanyardError.accountDisabled }
-            if found == nil, identity.provider == .passkey {
+            if found == nil, dependencies.signInMethods.method(identity.provider)?.createsAccounts == false {
                 // Removed since it was verified: a passkey signs no one up.
                 throw LanyardError.invalidPasskey("unknown_credential", "No account has this passkey; it may have been removed")
             }

@@ -86,7 +86,7 @@ public struct EmailFlows: Sendable {
     private func open(address: EmailAddress, intent: EmailIntent, origin: Origin, secret: String?, caller: Caller?,
                       redirectTo: String?, createUser: Bool, accountID: String?, client: ClientInfo,
                       audit: (actor: String, userID: String)? = nil) async throws -> EmailFlowRecord {
-        guard dependencies.offersEmail else { throw LanyardError.unsupportedProvider("email") }
+        guard dependencies.signInMethods.offers(.email) else { throw LanyardError.unsupportedProvider("email") }
         let dependencies = self.dependencies
         let settings = dependencies.email
         let now = dependencies.clock.now()

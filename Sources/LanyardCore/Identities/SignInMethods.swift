@@ -1,0 +1,128 @@
+import LanyardProviders
+import LanyardSupport
+import LanyardWire
+
+/// One way into an account (reference section 17): what kind of proof it takes, how many an account may hold,
+/// whether it may create an account, and what detaching it owes. Every rule that differs between ways in reads
+/// it from here, so a new way in is one entry (and a case of `IdentityProof`), not a name compared in five files.
+public struct SignInMethod: Sendable {
+    /// How the person proves they hold the identity.
+    public enum Kind: String, Sendable {
+        /// An ID token from the provider's own SDK or any OpenID Connect library.
+        case idToken = "id_token"
+        /// A code or a link in one mail.
+        case email
+        /// A WebAuthn assertion.
+        case passkey
+    }
+
+    /// What the provider keeps of the person beyond the token (reference section 10).
+    public enum Lifecycle: Sendable {
+        case none
+        /// Apple's: an authorization code redeemed for a refresh token, which detaching the identity (unlink, a
+        /// merge's release, deletion) revokes.
+        case apple
+    }
+
+    public let provider: Provider
+    /// The name a person reads: "Apple", "Microsoft", what `LANYARD_OIDC_<NAME>_DISPLAY_NAME` says.
+    public let displayName: String
+    public let kind: Kind
+    /// How many identities of this method one account may hold: one, or up to the passkey cap.
+    public let perAccount: Int
+    /// Whether signing in with an identity nobody holds creates an account (a passkey never does: it is only ever
+    /// registered to an account).
+    public let createsAccounts: Bool
+    public let lifecycle: Lifecycle
+    /// The ID-token verifier's settings, for `idToken` methods.
+    public let idToken: ProviderSettings?
+
+    /// Whether an account may hold several (passkeys).
+    public var manyPerAccount: Bool { perAccount > 1 }
+
+    /// How `GET /v1/providers` names the kind: the provider's SDK (`apple`, `google`, `oidc`), `email` or `passkey`.
+    public var offeredKind: OfferedProvider.Kind {
+        switch kind {
+        case .idToken: OfferedProvider.Kind(rawValue: idToken?.kind.rawValue ?? "oidc")
+        case .email: .email
+        case .passkey: .passkey
+        }
+    }
+
+    static func idToken(_ settings: ProviderSettings) -> SignInMethod {
+        SignInMethod(provider: settings.provider, displayName: settings.displayName, kind: .idToken, perAccount: 1,
+                     createsAccounts: true, lifecycle: settings.kind == .apple ? .apple : .none, idToken: settings)
+    }
+
+    /// A method this server never knew, as a stored identity may name one: one per account, nothing owed.
+    static func unknown(_ provider: Provider) -> SignInMethod {
+        SignInMethod(provider: provider, displayName: provider.rawValue, kind: .idToken, perAccount: 1,
+                     createsAccounts: true, lifecycle: .none, idToken: nil)
+    }
+
+    static let email = SignInMethod(provider: .email, displayName: "Email", kind: .email, perAccount: 1,
+                                    createsAccounts: true, lifecycle: .none, idToken: nil)
+    static let passkey = SignInMethod(provider: .passkey, displayName: "Passkey", kind: .passkey,
+                                      perAccount: Passkeys.maximumPerAccount, createsAccounts: false, lifecycle: .none,
+                                      idToken: nil)
+}
+
+/// The sign-in methods of this server, built once from the configuration (reference section 17): the ID-token
+/// providers with client IDs (Apple, Google, then `LANYARD_OIDC_PROVIDERS`), email when mail can be sent, passkeys
+/// when a relying party is set. `GET /v1/providers`, GoTrue's settings, the discovery document, the sign-in
+/// metrics' labels and every rule that differs between ways in read it.
+public struct SignInMethods: Sendable {
+    /// The methods offered, in the order the app shows them.
+    public let offered: [SignInMethod]
+    private let byName: [Provider: SignInMethod]
+
+    init(idTokenProviders: [ProviderSettings], offersEmail: Bool, offersPasskeys: Bool) {
+        offered = idTokenProviders.filter { !$0.clientIDs.isEmpty }.map(SignInMethod.idToken)
+            + (offersEmail ? [SignInMethod.email] : []) + (offersPasskeys ? [SignInMethod.passkey] : [])
+        // Every method an account may hold is known, offered or not: an address or a passkey an account has stays
+        // its own (it unlinks, it counts) after an operator stops offering it, and so does a provider unconfigured.
+        let known = idTokenProviders.map(SignInMethod.idToken) + [SignInMethod.email, SignInMethod.passkey]
+        byName = Dictionary(known.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The method of `provider`, offered or not; nil for a name this server never knew.
+    public func method(_ provider: Provider) -> SignInMethod? {
+        byName[provider]
+    }
+
+    /// Whether this server offers `provider` now.
+    public func offers(_ provider: Provider) -> Bool {
+        offered.contains { $0.provider == provider }
+    }
+
+    /// An offered ID-token provider by the name a path or body gives, or `UNSUPPORTED_PROVIDER`.
+    public func idTokenProvider(named name: String) throws(LanyardError) -> Provider {
+        guard let provider = Provider(validName: name), let method = byName[provider], method.kind == .idToken,
+              offers(provider) else { throw .unsupportedProvider(name) }
+        return provider
+    }
+
+    /// A method an account may hold, by name, for removing it: an offered provider, or `email` and `passkey`
+    /// (removable even when no longer offered); `UNSUPPORTED_PROVIDER` otherwise.
+    public func heldMethod(named name: String) throws(LanyardError) -> SignInMethod {
+        guard let provider = Provider(validName: name), let method = byName[provider],
+              method.kind != .idToken || offers(provider) else { throw .unsupportedProvider(name) }
+        return method
+    }
+
+    /// The name to show a person.
+    public func displayName(_ provider: Provider) -> String {
+        byName[provider]?.displayName ?? provider.rawValue
+    }
+
+    /// Whether an account may hold several identities of `provider` (a stored identity's provider name).
+    public func allowsSeveral(_ provider: String) -> Bool {
+        byName[Provider(rawValue: provider)]?.manyPerAccount ?? false
+    }
+
+    /// Whether detaching an identity of `provider` owes Apple its token's revocation.
+    public func owesAppleRevocation(_ provider: String) -> Bool {
+        if case .apple = byName[Provider(rawValue: provider)]?.lifecycle { return true }
+        return false
+    }
+}
