@@ -43,7 +43,7 @@ struct AdminRoutes {
     }
 
     @Sendable func user(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await administration.user(id: context.identifier("id")))
+        try JSONResponse.make(try await administration.user(id: try context.identifier("id")))
     }
 
     @Sendable func updateUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
@@ -52,18 +52,18 @@ struct AdminRoutes {
             throw LanyardError.invalidRequest(field: "body", "Send display_name, disabled or both")
         }
         return try JSONResponse.make(try await administration.update(
-            id: context.identifier("id"), displayName: body.displayName, disabled: body.disabled,
+            id: try context.identifier("id"), displayName: body.displayName, disabled: body.disabled,
             client: api.client(request, context)))
     }
 
     @Sendable func deleteUser(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await AccountDeletion(api.dependencies).deleteByAdmin(userID: context.identifier("id"),
+        try await AccountDeletion(api.dependencies).deleteByAdmin(userID: try context.identifier("id"),
                                                                   client: api.client(request, context))
         return JSONResponse.noContent()
     }
 
     @Sendable func signOut(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let ended = try await administration.signOut(id: context.identifier("id"),
+        let ended = try await administration.signOut(id: try context.identifier("id"),
                                                      client: api.client(request, context))
         return try JSONResponse.make(["sessions_ended": ended])
     }
@@ -71,19 +71,19 @@ struct AdminRoutes {
     /// An operator sends the account's email identity a recovery code (reference section 18).
     @Sendable func sendRecovery(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let flowID = try await EmailFlows(api.dependencies).sendRecovery(
-            userID: context.identifier("id"), actor: "admin", client: api.client(request, context))
+            userID: try context.identifier("id"), actor: "admin", client: api.client(request, context))
         return try JSONResponse.make(["flow_id": flowID], status: .accepted)
     }
 
     /// A user's passkeys (reference section 19).
     @Sendable func passkeys(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(PasskeyList(passkeys: try await Passkeys(api.dependencies).list(userID: context.identifier("id"))))
+        try JSONResponse.make(PasskeyList(passkeys: try await Passkeys(api.dependencies).list(userID: try context.identifier("id"))))
     }
 
     /// An operator removes a passkey (a lost phone): no recent sign-in, never the account's last way in, audited.
     @Sendable func removePasskey(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         JSONResponse.make(try await Passkeys(api.dependencies).remove(
-            id: context.identifier("pid"), userID: context.identifier("id"), caller: nil, actor: "admin",
+            id: try context.identifier("pid"), userID: try context.identifier("id"), caller: nil, actor: "admin",
             client: api.client(request, context)))
     }
 
@@ -95,8 +95,8 @@ struct AdminRoutes {
     }
 
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await administration.revokeSession(userID: context.identifier("id"),
-                                               sessionID: context.identifier("session"),
+        try await administration.revokeSession(userID: try context.identifier("id"),
+                                               sessionID: try context.identifier("session"),
                                                client: api.client(request, context))
         return JSONResponse.noContent()
     }
@@ -108,11 +108,11 @@ struct AdminRoutes {
     }
 
     @Sendable func groupDetails(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await GroupAdministration(api.dependencies).group(id: context.identifier("gid")))
+        try JSONResponse.make(try await GroupAdministration(api.dependencies).group(id: try context.identifier("gid")))
     }
 
     @Sendable func dissolveGroup(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await GroupAdministration(api.dependencies).dissolve(id: context.identifier("gid"),
+        try await GroupAdministration(api.dependencies).dissolve(id: try context.identifier("gid"),
                                                                  client: api.client(request, context))
         return JSONResponse.noContent()
     }
@@ -131,7 +131,7 @@ struct AdminRoutes {
     }
 
     @Sendable func revertMerge(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await MergeAdministration(api.dependencies).revert(mergeID: context.identifier("id"),
+        try JSONResponse.make(try await MergeAdministration(api.dependencies).revert(mergeID: try context.identifier("id"),
                                                                                client: api.client(request, context)))
     }
 

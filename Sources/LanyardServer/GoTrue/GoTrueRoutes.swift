@@ -131,7 +131,7 @@ struct GoTrueRoutes {
     /// Unlinks by the identity's row id, with Lanyard's rules (recent sign-in, never the last identity).
     @Sendable func unlinkIdentity(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let identityID = context.identifier("identity_id")
+        let identityID = try context.identifier("identity_id")
         do {
             // Every kind of identity (an email address, each passkey) unlinks by its id, as in GoTrue.
             _ = try await Linking(api.dependencies).unlink(identityID: identityID, userID: caller.userID, caller: caller,

@@ -12,7 +12,7 @@ enum Identifiers {
 
 extension LanyardRequestContext {
     /// The path parameter `name`, an id: in the stored (lower-case) form when it is a UUID.
-    func identifier(_ name: String) -> String {
-        Identifiers.canonical(parameters.get(name) ?? "")
+    func identifier(_ name: String) throws -> String {
+        Identifiers.canonical(try parameters.require(name))
     }
 }

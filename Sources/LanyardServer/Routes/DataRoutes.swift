@@ -22,7 +22,7 @@ struct DataRoutes {
         let body = try await JSONBody.decode(DataRecordBody<JSONValue>.self, from: request, limit: Self.bodyLimit,
                                              statedLimit: DataRecords.maximumRecordBytes)
         let record = try await DataRecords(api.dependencies).put(
-            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
+            collection: try context.parameters.require("collection"), id: try context.parameters.require("id"),
             data: body.data, expectedVersion: try Self.ifMatch(request), caller: caller)
         return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
@@ -30,14 +30,14 @@ struct DataRoutes {
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let record = try await DataRecords(api.dependencies).get(
-            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "", caller: caller)
+            collection: try context.parameters.require("collection"), id: try context.parameters.require("id"), caller: caller)
         return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func delete(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let tombstone = try await DataRecords(api.dependencies).delete(
-            collection: context.parameters.get("collection") ?? "", id: context.parameters.get("id") ?? "",
+            collection: try context.parameters.require("collection"), id: try context.parameters.require("id"),
             expectedVersion: try Self.ifMatch(request), caller: caller)
         return JSONResponse.make(tombstone)
     }
@@ -45,7 +45,7 @@ struct DataRoutes {
     @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return JSONResponse.make(try await DataRecords(api.dependencies).changes(
-            collection: context.parameters.get("collection") ?? "",
+            collection: try context.parameters.require("collection"),
             since: request.uri.queryParameters["since"].map(String.init), limit: try Self.limit(request), caller: caller))
     }
 

@@ -19,8 +19,8 @@ struct EmulatorRoutes {
             }
         }
         router.post("_emulator/:provider/id-token") { request, context in
-            guard let provider = EmulatedProvider(rawValue: context.parameters.get("provider") ?? "") else {
-                throw LanyardError.unsupportedProvider(context.parameters.get("provider") ?? "")
+            guard let provider = EmulatedProvider(rawValue: try context.parameters.require("provider")) else {
+                throw LanyardError.unsupportedProvider(try context.parameters.require("provider"))
             }
             let body = try await JSONBody.decode(MintRequest.self, from: request)
             guard !body.sub.isEmpty else { throw LanyardError.invalidRequest(field: "sub", "sub must not be empty") }
@@ -28,7 +28,7 @@ struct EmulatorRoutes {
         }
         let oidc = Dictionary(uniqueKeysWithValues: oidcProviders.map { ($0.name, $0) })
         let emulated = { @Sendable (context: LanyardRequestContext) throws -> EmulatedOIDCProvider in
-            let name = context.parameters.get("name") ?? ""
+            let name = try context.parameters.require("name")
             guard let provider = oidc[name] else { throw LanyardError.unsupportedProvider(name) }
             return provider
         }

@@ -30,30 +30,30 @@ struct GroupDataRoutes {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(DataRecordBody<JSONValue>.self, from: request, limit: DataRoutes.bodyLimit,
                                              statedLimit: DataRecords.maximumRecordBytes)
-        let record = try await data.put(context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
-                                        id: context.parameters.get("id") ?? "", data: body.data,
+        let record = try await data.put(try context.identifier("gid"), collection: try context.parameters.require("collection"),
+                                        id: try context.parameters.require("id"), data: body.data,
                                         expectedVersion: try DataRoutes.ifMatch(request), caller: caller)
         return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let record = try await data.get(context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
-                                        id: context.parameters.get("id") ?? "", caller: try context.requireCaller())
+        let record = try await data.get(try context.identifier("gid"), collection: try context.parameters.require("collection"),
+                                        id: try context.parameters.require("id"), caller: try context.requireCaller())
         return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func delete(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return JSONResponse.make(try await data.delete(
-            context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
-            id: context.parameters.get("id") ?? "", expectedVersion: try DataRoutes.ifMatch(request), caller: caller))
+            try context.identifier("gid"), collection: try context.parameters.require("collection"),
+            id: try context.parameters.require("id"), expectedVersion: try DataRoutes.ifMatch(request), caller: caller))
     }
 
     @Sendable func changes(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let query = request.uri.queryParameters
         return JSONResponse.make(try await data.changes(
-            context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
+            try context.identifier("gid"), collection: try context.parameters.require("collection"),
             since: query["since"].map(String.init), limit: try DataRoutes.limit(request), caller: caller))
     }
 
@@ -61,43 +61,43 @@ struct GroupDataRoutes {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(PolicyBody.self, from: request)
         return try JSONResponse.make(try await data.setPolicy(
-            context.identifier("gid"), collection: context.parameters.get("collection") ?? "", body, caller: caller))
+            try context.identifier("gid"), collection: try context.parameters.require("collection"), body, caller: caller))
     }
 
     @Sendable func policy(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await data.policy(context.identifier("gid"),
-                                                collection: context.parameters.get("collection") ?? "",
+        try JSONResponse.make(try await data.policy(try context.identifier("gid"),
+                                                collection: try context.parameters.require("collection"),
                                                 caller: try context.requireCaller()))
     }
 
     @Sendable func shares(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await groupShares.list(context.identifier("gid"), caller: try context.requireCaller()))
+        try JSONResponse.make(try await groupShares.list(try context.identifier("gid"), caller: try context.requireCaller()))
     }
 
     @Sendable func share(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await groupShares.share(context.identifier("gid"),
-                                                      collection: context.parameters.get("collection") ?? "",
+        try JSONResponse.make(try await groupShares.share(try context.identifier("gid"),
+                                                      collection: try context.parameters.require("collection"),
                                                       caller: try context.requireCaller()))
     }
 
     @Sendable func unshare(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await groupShares.unshare(context.identifier("gid"), collection: context.parameters.get("collection") ?? "",
+        try await groupShares.unshare(try context.identifier("gid"), collection: try context.parameters.require("collection"),
                                       caller: try context.requireCaller())
         return JSONResponse.noContent()
     }
 
     @Sendable func sharedRecord(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let record = try await groupShares.get(context.identifier("gid"), member: context.identifier("uid"),
-                                               collection: context.parameters.get("collection") ?? "",
-                                               id: context.parameters.get("id") ?? "", caller: try context.requireCaller())
+        let record = try await groupShares.get(try context.identifier("gid"), member: try context.identifier("uid"),
+                                               collection: try context.parameters.require("collection"),
+                                               id: try context.parameters.require("id"), caller: try context.requireCaller())
         return JSONResponse.make(record, headers: [.eTag: "\"\(record.version)\""])
     }
 
     @Sendable func sharedChanges(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return JSONResponse.make(try await groupShares.changes(
-            context.identifier("gid"), member: context.identifier("uid"),
-            collection: context.parameters.get("collection") ?? "",
+            try context.identifier("gid"), member: try context.identifier("uid"),
+            collection: try context.parameters.require("collection"),
             since: request.uri.queryParameters["since"].map(String.init), limit: try DataRoutes.limit(request),
             caller: caller))
     }

@@ -39,19 +39,19 @@ struct GroupRoutes {
     }
 
     @Sendable func get(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await Groups(api.dependencies).get(context.identifier("gid"), caller: try context.requireCaller()))
+        try JSONResponse.make(try await Groups(api.dependencies).get(try context.identifier("gid"), caller: try context.requireCaller()))
     }
 
     @Sendable func update(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(GroupSettingsBody.self, from: request)
         return try JSONResponse.make(try await Groups(api.dependencies).update(
-            context.identifier("gid"), body, caller: caller, client: api.client(request, context)))
+            try context.identifier("gid"), body, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func dissolve(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        try await Groups(api.dependencies).dissolve(context.identifier("gid"), caller: caller,
+        try await Groups(api.dependencies).dissolve(try context.identifier("gid"), caller: caller,
                                                     client: api.client(request, context))
         return JSONResponse.noContent()
     }
@@ -60,16 +60,16 @@ struct GroupRoutes {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(InviteBody.self, from: request)
         return try JSONResponse.make(try await GroupInvites(api.dependencies).create(
-            context.identifier("gid"), body, caller: caller), status: .created)
+            try context.identifier("gid"), body, caller: caller), status: .created)
     }
 
     @Sendable func listInvites(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await GroupInvites(api.dependencies).list(context.identifier("gid"),
+        try JSONResponse.make(try await GroupInvites(api.dependencies).list(try context.identifier("gid"),
                                                                         caller: try context.requireCaller()))
     }
 
     @Sendable func revokeInvite(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try await GroupInvites(api.dependencies).revoke(context.identifier("gid"), inviteID: context.identifier("id"),
+        try await GroupInvites(api.dependencies).revoke(try context.identifier("gid"), inviteID: try context.identifier("id"),
                                                         caller: try context.requireCaller())
         return JSONResponse.noContent()
     }
@@ -78,7 +78,7 @@ struct GroupRoutes {
     @Sendable func updateMember(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(MemberBody.self, from: request)
-        let (groupID, target) = (context.identifier("gid"), context.identifier("uid"))
+        let (groupID, target) = (try context.identifier("gid"), try context.identifier("uid"))
         let members = GroupMembers(api.dependencies)
         if target == "me" {
             guard let share = body.shareEmail else {
@@ -93,14 +93,14 @@ struct GroupRoutes {
 
     @Sendable func removeMember(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        try await GroupMembers(api.dependencies).remove(context.identifier("gid"), userID: context.identifier("uid"),
+        try await GroupMembers(api.dependencies).remove(try context.identifier("gid"), userID: try context.identifier("uid"),
                                                         caller: caller, client: api.client(request, context))
         return JSONResponse.noContent()
     }
 
     @Sendable func leave(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        try await GroupMembers(api.dependencies).leave(context.identifier("gid"), caller: caller,
+        try await GroupMembers(api.dependencies).leave(try context.identifier("gid"), caller: caller,
                                                        client: api.client(request, context))
         return JSONResponse.noContent()
     }
@@ -109,18 +109,18 @@ struct GroupRoutes {
         let caller = try context.requireCaller()
         let body = try await JSONBody.decode(TransferBody.self, from: request)
         return try JSONResponse.make(try await GroupMembers(api.dependencies).transfer(
-            context.identifier("gid"), to: body.userID.rawValue, caller: caller, client: api.client(request, context)))
+            try context.identifier("gid"), to: body.userID.rawValue, caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func preview(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return try JSONResponse.make(try await GroupInvites(api.dependencies).preview(
-            code: context.parameters.get("code") ?? "", caller: caller, client: api.client(request, context)))
+            code: try context.parameters.require("code"), caller: caller, client: api.client(request, context)))
     }
 
     @Sendable func accept(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return try JSONResponse.make(try await GroupInvites(api.dependencies).accept(
-            code: context.parameters.get("code") ?? "", caller: caller, client: api.client(request, context)))
+            code: try context.parameters.require("code"), caller: caller, client: api.client(request, context)))
     }
 }

@@ -14,7 +14,7 @@ struct JoinPageRoutes {
 
     @Sendable func page(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         // Shown only when it can be a code: the page never echoes anything else it was given.
-        let code = InviteCode.normalize(context.parameters.get("code") ?? "").map(Self.display)
+        let code = InviteCode.normalize(try context.parameters.require("code")).map(Self.display)
         let body = """
             <!doctype html><html lang="en"><head><meta charset="utf-8">\
             <meta name="viewport" content="width=device-width, initial-scale=1"><title>You're invited</title>\

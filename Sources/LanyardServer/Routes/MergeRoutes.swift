@@ -37,7 +37,7 @@ struct MergeRoutes {
     }
 
     @Sendable func details(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        try JSONResponse.make(try await AccountMerges(api.dependencies).details(mergeID: context.identifier("id"),
+        try JSONResponse.make(try await AccountMerges(api.dependencies).details(mergeID: try context.identifier("id"),
                                                                           caller: try context.requireCaller()))
     }
 }

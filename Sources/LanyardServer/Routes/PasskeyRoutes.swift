@@ -51,12 +51,12 @@ struct PasskeyRoutes {
     @Sendable func rename(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(PasskeyRename.self, from: request)
         return try JSONResponse.make(try await Passkeys(api.dependencies).rename(
-            id: context.identifier("id"), to: body.name, caller: try context.requireCaller(), client: api.client(request, context)))
+            id: try context.identifier("id"), to: body.name, caller: try context.requireCaller(), client: api.client(request, context)))
     }
 
     @Sendable func remove(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         return JSONResponse.make(try await Passkeys(api.dependencies).remove(
-            id: context.identifier("id"), userID: caller.userID, caller: caller, actor: nil, client: api.client(request, context)))
+            id: try context.identifier("id"), userID: caller.userID, caller: caller, actor: nil, client: api.client(request, context)))
     }
 }

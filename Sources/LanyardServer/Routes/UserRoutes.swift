@@ -43,7 +43,7 @@ struct UserRoutes {
     @Sendable func revokeSession(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         try await SessionManagement(api.dependencies).revoke(
-            sessionID: context.identifier("id"), caller: caller, client: api.client(request, context))
+            sessionID: try context.identifier("id"), caller: caller, client: api.client(request, context))
         return JSONResponse.noContent()
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 public final class SQLiteDatabase: Database {
     public let dialect = SQLDialect.sqlite
     private let writer: Connection
-    private let commits: GroupCommit
+    private let commits: SavepointBatch
     private let readers: ReaderPool?
     private let checkpointer: WALCheckpointer?
     private let evidence = AnswerEvidence()
@@ -47,7 +47,7 @@ public final class SQLiteDatabase: Database {
 
     private init(writer: Connection, readers: ReaderPool?, checkpointer: WALCheckpointer?) {
         self.writer = writer
-        self.commits = GroupCommit(writer: writer)
+        self.commits = SavepointBatch(writer: writer)
         self.readers = readers
         self.checkpointer = checkpointer
     }
@@ -104,12 +104,13 @@ public final class SQLiteDatabase: Database {
         writer.close()
     }
 
-    /// Group commit. SQLite has one writer and a commit costs as much as a small transaction, so transactions
-    /// that arrive while the writer is busy are run together: the first to find the writer free becomes the
-    /// leader, runs every queued transaction inside one `BEGIN IMMEDIATE … COMMIT`, each in a SAVEPOINT of its
-    /// own (one that throws is rolled back alone, exactly as if it had run by itself), then commits once and
-    /// answers them all. A transaction is answered only after the commit that made it durable.
-    final class GroupCommit: Sendable {
+    /// Group commit on SQLite (PostgreSQL's is `GroupCommit`). SQLite has one writer and a commit costs as much as
+    /// a small transaction, so transactions that arrive while the writer is busy are run together: the first to
+    /// find the writer free becomes the leader, runs every queued transaction inside one `BEGIN IMMEDIATE …
+    /// COMMIT`, each in a SAVEPOINT of its own (one that throws is rolled back alone, exactly as if it had run by
+    /// itself), then commits once and answers them all. A transaction is answered only after the commit that made
+    /// it durable.
+    final class SavepointBatch: Sendable {
         struct Job: Sendable {
             /// Runs the transaction's body; returns whether it succeeded (its result is kept for `finish`).
             let run: @Sendable (Connection) async -> Bool

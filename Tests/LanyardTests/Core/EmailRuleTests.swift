@@ -69,7 +69,7 @@ import Testing
         for unreadable in ["", "4", "420", "4a", "٤٢", "-4", "+42", "0x"] {
             #expect(EmailFlowRules.typedMatch(unreadable) == nil, "\(unreadable.debugDescription)")
         }
-        let codes = (0..<200).map { _ in EmailFlowSecrets.code(SystemRandomSource()) }
+        let codes = (0..<200).map { _ in EmailSecretGenerator.code(SystemRandomSource()) }
         #expect(codes.allSatisfy { $0.count == 6 && $0.allSatisfy(\.isNumber) })
         #expect(Set(codes).count > 190)
     }

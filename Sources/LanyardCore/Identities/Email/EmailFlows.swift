@@ -43,7 +43,7 @@ public struct EmailFlows: Sendable {
         if intent == .reauthenticate, let caller {
             try await requireOwnEmailIdentity(address, caller: caller)
         }
-        let secret = EmailFlowSecrets.token(dependencies.random)
+        let secret = EmailSecretGenerator.token(dependencies.random)
         let flow = try await open(address: address, intent: intent, origin: .lanyard, secret: secret, caller: caller,
                                   redirectTo: request.redirectTo, createUser: true,
                                   accountID: intent == .signin ? nil : caller?.userID, client: client)
@@ -90,13 +90,13 @@ public struct EmailFlows: Sendable {
         let dependencies = self.dependencies
         let settings = dependencies.email
         let now = dependencies.clock.now()
-        let code = EmailFlowSecrets.code(dependencies.random)
-        let linkToken = origin == .lanyard ? EmailFlowSecrets.token(dependencies.random) : nil
+        let code = EmailSecretGenerator.code(dependencies.random)
+        let linkToken = origin == .lanyard ? EmailSecretGenerator.token(dependencies.random) : nil
         let secrets = dependencies.emailSecrets
         var record = EmailFlowRecord(
             id: "ef_" + dependencies.random.hexString(byteCount: 16), address: address.value, intent: intent.rawValue,
             origin: origin.rawValue, secretHash: secret.map(secrets.secretHash), codeHash: "", linkHash: linkToken.map(secrets.linkHash),
-            match: EmailFlowSecrets.match(dependencies.random), userID: accountID,
+            match: EmailSecretGenerator.match(dependencies.random), userID: accountID,
             sessionID: intent == .signin ? nil : caller?.sessionID, redirectTo: redirectTo, clientIP: client.ip,
             userAgent: client.userAgent.map { String($0.prefix(300)) }, createUser: createUser, createdAt: now,
             expiresAt: now.addingTimeInterval(settings.flowTTL))
