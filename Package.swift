@@ -58,7 +58,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Apple and Google ID-token verification, JWKS cache.
+        // ID-token verification of every configured provider, JWKS cache, WebAuthn checks.
         .target(
             name: "LanyardProviders",
             dependencies: [
@@ -103,7 +103,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Fake Apple and Google identity providers for dev mode and tests.
+        // Fake identity providers (Apple, Google, OpenID Connect) for dev mode and tests.
         .target(
             name: "LanyardEmulator",
             dependencies: ["LanyardSupport"],

@@ -46,7 +46,7 @@ struct GroupsCommand: AsyncParsableCommand {
                 }, empty: "No members.")
                 print("")
                 Output.table(["INVITE", "ROLE", "USES", "EXPIRES", "BY"], details.invites.map {
-                    [$0.id, $0.role.rawValue, "\($0.uses)/\($0.maxUses)", Output.time($0.expiresAt), $0.createdBy.rawValue]
+                    [$0.id.rawValue, $0.role.rawValue, "\($0.uses)/\($0.maxUses)", Output.time($0.expiresAt), $0.createdBy.rawValue]
                 }, empty: "No pending invites.")
             }
         }

@@ -9,7 +9,7 @@ import Foundation
 /// ```
 public struct DeviceSession: Sendable, Equatable, Identifiable, Codable {
     /// The session's id.
-    public var id: String
+    public var id: ID
     /// When the device signed in.
     public var createdAt: Date
     /// When the device last refreshed its tokens.
@@ -33,7 +33,7 @@ public struct DeviceSession: Sendable, Equatable, Identifiable, Codable {
     /// let phone = DeviceSession(id: "s1", createdAt: .now, lastRefreshedAt: .now, expiresAt: .now + 86_400,
     ///                           authTime: .now, method: "apple", isCurrent: true)
     /// ```
-    public init(id: String, createdAt: Date, lastRefreshedAt: Date, expiresAt: Date, authTime: Date, method: String,
+    public init(id: ID, createdAt: Date, lastRefreshedAt: Date, expiresAt: Date, authTime: Date, method: String,
                 clientIP: String? = nil, userAgent: String? = nil, isCurrent: Bool) {
         self.id = id
         self.createdAt = createdAt

@@ -123,7 +123,7 @@ public struct GroupMember: Sendable, Codable, Identifiable, Equatable {
 /// ```
 public struct GroupInvite: Sendable, Codable, Identifiable, Equatable {
     /// Its id.
-    public var id: String
+    public var id: ID
     /// Like `K7QMX-2XPDA`: typed in any case, with or without the dash.
     public var code: String?
     /// `<server>/join/<code>`, for a share sheet or a QR code.
@@ -144,7 +144,7 @@ public struct GroupInvite: Sendable, Codable, Identifiable, Equatable {
     /// ```swift
     /// let invite = GroupInvite(id: "i1", role: .member, maxUses: 1, uses: 0, expiresAt: .now, createdBy: "u1")
     /// ```
-    public init(id: String, code: String? = nil, url: URL? = nil, role: GroupRole, maxUses: Int, uses: Int,
+    public init(id: ID, code: String? = nil, url: URL? = nil, role: GroupRole, maxUses: Int, uses: Int,
                 expiresAt: Date, createdBy: User.ID) {
         (self.id, self.code, self.url, self.role) = (id, code, url, role)
         (self.maxUses, self.uses, self.expiresAt, self.createdBy) = (maxUses, uses, expiresAt, createdBy)

@@ -52,3 +52,18 @@ extension LanyardGroup {
     /// A group's id.
     public typealias ID = Identifier<LanyardGroup>
 }
+
+extension DeviceSession {
+    /// A session's id (the `sid` of its access tokens).
+    public typealias ID = Identifier<DeviceSession>
+}
+
+extension GroupInvite {
+    /// An invite's id (never its code).
+    public typealias ID = Identifier<GroupInvite>
+}
+
+extension Passkey {
+    /// A passkey's id: its identity's.
+    public typealias ID = Identifier<Passkey>
+}

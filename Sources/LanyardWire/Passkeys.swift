@@ -193,14 +193,14 @@ public struct PasskeySignInRequest: Sendable, Codable, Equatable {
 /// for passkey in try await client.passkeys.list() { print(passkey.name, passkey.lastUsedAt ?? passkey.createdAt) }
 /// ```
 public struct Passkey: Sendable, Codable, Equatable, Identifiable {
-    public var id: String
+    public var id: ID
     public var name: String
     public var createdAt: Date
     public var lastUsedAt: Date?
     /// Synced to the person's other devices (iCloud Keychain, Google Password Manager).
     public var backedUp: Bool
 
-    public init(id: String, name: String, createdAt: Date, lastUsedAt: Date?, backedUp: Bool) {
+    public init(id: ID, name: String, createdAt: Date, lastUsedAt: Date?, backedUp: Bool) {
         (self.id, self.name, self.createdAt, self.lastUsedAt, self.backedUp) = (id, name, createdAt, lastUsedAt, backedUp)
     }
 
@@ -226,4 +226,17 @@ public struct PasskeyRegistered: Sendable, Codable, Equatable {
 public struct PasskeyList: Sendable, Codable, Equatable {
     public var passkeys: [Passkey]
     public init(passkeys: [Passkey]) { self.passkeys = passkeys }
+}
+
+/// `PATCH /v1/users/me/passkeys/{id}`: a passkey's new name (1 to 64 characters, not blank).
+///
+/// ```swift
+/// let body = PasskeyRenameRequest(name: "Work phone")
+/// ```
+public struct PasskeyRenameRequest: Sendable, Codable, Equatable {
+    public var name: String
+
+    public init(name: String) {
+        self.name = name
+    }
 }

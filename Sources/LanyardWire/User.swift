@@ -164,3 +164,56 @@ public struct LinkedProvider: Sendable, Equatable {
     /// The email that provider shared, if any.
     public var email: String?
 }
+
+/// `GET` and `PATCH /v1/users/me`: the account, its methods' names beside its members, and how many ways back in
+/// it has (reference section 18: an app nudges an account with one to add a second).
+///
+/// ```swift
+/// let account = try await client.account()
+/// if account.recovery.methods < 2 { showAddAnEmailBanner() }
+/// ```
+public struct AccountResponse: Sendable, Equatable, Codable {
+    public var user: User
+    public var recovery: AccountRecovery
+
+    /// The names of the account's sign-in methods, oldest link first (`linked_providers`).
+    public var linkedProviders: [Provider] { user.identities.map(\.provider) }
+
+    /// The answer for `user`: its recovery counted from its identities.
+    ///
+    /// ```swift
+    /// let answer = AccountResponse(user: user)
+    /// ```
+    public init(user: User) {
+        self.user = user
+        recovery = AccountRecovery(methods: user.identities.count)
+    }
+
+    enum CodingKeys: String, CodingKey { case recovery, linkedProviders = "linked_providers" }
+
+    public init(from decoder: any Decoder) throws {
+        user = try User(from: decoder)
+        recovery = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(AccountRecovery.self, forKey: .recovery)
+            ?? AccountRecovery(methods: user.identities.count)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try user.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(linkedProviders, forKey: .linkedProviders)
+        try container.encode(recovery, forKey: .recovery)
+    }
+}
+
+/// How many ways back in an account has: its sign-in methods.
+///
+/// ```swift
+/// let nudge = account.recovery.methods == 1
+/// ```
+public struct AccountRecovery: Sendable, Equatable, Codable {
+    public var methods: Int
+
+    public init(methods: Int) {
+        self.methods = methods
+    }
+}

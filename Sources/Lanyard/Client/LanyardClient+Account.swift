@@ -73,6 +73,18 @@ extension LanyardClient {
         return user
     }
 
+    /// The account as `refreshUser()` reads it, with how many ways back in it has: an app nudges an account with a
+    /// single sign-in method to add a second (an email address, say) before it loses its Apple ID.
+    ///
+    /// ```swift
+    /// if try await client.account().recovery.methods == 1 { showAddARecoveryEmail() }
+    /// ```
+    public func account() async throws -> AccountResponse {
+        let account = try await sendAuthorized(APIRequest("GET", "v1/users/me"), as: AccountResponse.self)
+        update(user: account.user)
+        return account
+    }
+
     /// Sets the name the account shows; nil or blank clears it.
     ///
     /// ```swift
@@ -87,7 +99,7 @@ extension LanyardClient {
     }
 
     func fetchUser() async throws -> User {
-        try await sendAuthorized(APIRequest("GET", "v1/users/me"), as: User.self)
+        try await sendAuthorized(APIRequest("GET", "v1/users/me"), as: AccountResponse.self).user
     }
 
     // MARK: Sessions
@@ -117,8 +129,8 @@ extension LanyardClient {
     /// ```swift
     /// try await client.revokeSession(id: sessionID)
     /// ```
-    public func revokeSession(id: String) async throws {
-        let own = session?.sessionID == id
+    public func revokeSession(id: DeviceSession.ID) async throws {
+        let own = session?.sessionID == id.rawValue
         try await sendAuthorized(APIRequest("DELETE", "v1/sessions/\(id)"))
         if own { hold(nil, [.signedOut(.userRequested)]) }
     }

@@ -143,7 +143,7 @@ public struct PasskeyAuth: Sendable {
     /// ```
     @discardableResult
     public func rename(_ passkey: Passkey, to name: String) async throws -> Passkey {
-        try await client.sendAuthorized(try APIRequest("PATCH", "v1/users/me/passkeys/\(passkey.id)", json: ["name": name]),
+        try await client.sendAuthorized(try APIRequest("PATCH", "v1/users/me/passkeys/\(passkey.id)", json: PasskeyRenameRequest(name: name)),
                                         as: Passkey.self)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LanyardStore
 import LanyardSupport
 import struct LanyardWire.User
+import struct LanyardWire.AccountResponse
 
 /// `GET` / `PATCH /v1/users/me`.
 public struct Profile: Sendable {
@@ -14,7 +15,7 @@ public struct Profile: Sendable {
     }
 
     /// Sets or clears (`nil`) the display name.
-    public func setDisplayName(_ name: String?, caller: Caller) async throws -> MeResponse {
+    public func setDisplayName(_ name: String?, caller: Caller) async throws -> AccountResponse {
         let trimmed = name?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let trimmed, trimmed.count > Self.maximumDisplayNameLength {
             throw LanyardError.invalidRequest(field: "display_name",
@@ -27,7 +28,7 @@ public struct Profile: Sendable {
                                                            at: now)
             try await dependencies.audit(connection, at: now, clientIP: nil)
                 .write(.userUpdated, userID: caller.userID, sessionID: caller.sessionID, details: ["field": "display_name"])
-            return MeResponse(user: try await User.load(userID: caller.userID, connection: connection))
+            return AccountResponse(user: try await User.load(userID: caller.userID, connection: connection))
         }
     }
 }

@@ -36,7 +36,7 @@ extension GroupMember {
 extension GroupInvite {
     /// An invite as its group's admins see it; `code` and `url` only in the answer that created it.
     init(_ row: GroupInviteRow, code: String? = nil, url: String? = nil) {
-        self.init(id: row.id, code: code, url: url.flatMap(URL.init(string:)), role: GroupRole(rawValue: row.role) ?? .member,
+        self.init(id: .init(row.id), code: code, url: url.flatMap(URL.init(string:)), role: GroupRole(rawValue: row.role) ?? .member,
                   maxUses: row.maxUses, uses: row.uses, expiresAt: row.expiresAt, createdBy: User.ID(row.createdBy))
     }
 }

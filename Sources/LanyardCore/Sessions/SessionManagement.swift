@@ -17,7 +17,7 @@ public struct SessionManagement: Sendable {
         let now = dependencies.clock.now()
         return try await dependencies.database.read { connection in
             try await SessionStore(connection).listActive(userID: caller.userID, at: now).map {
-                DeviceSession(id: $0.id, createdAt: $0.createdAt, lastRefreshedAt: $0.refreshedAt, expiresAt: $0.expiresAt,
+                DeviceSession(id: .init($0.id), createdAt: $0.createdAt, lastRefreshedAt: $0.refreshedAt, expiresAt: $0.expiresAt,
                               authTime: $0.authTime, method: $0.amr, clientIP: $0.clientIP, userAgent: $0.userAgent,
                               isCurrent: $0.id == caller.sessionID)
             }

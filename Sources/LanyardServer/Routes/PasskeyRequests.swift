@@ -79,13 +79,12 @@ extension PasskeySignInRequest: RequestBody {
 }
 
 /// `PATCH /v1/users/me/passkeys/{id}`.
-struct PasskeyRename: RequestBody {
-    let name: String
-
+extension PasskeyRenameRequest: RequestBody {
     init(_ fields: BodyFields) throws {
-        name = try Field.nonEmpty(try fields.string("name"), "name", maximumLength: 64)
+        let name = try Field.nonEmpty(try fields.string("name"), "name", maximumLength: 64)
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw LanyardError.invalidRequest(field: "name", "name must not be blank")
         }
+        self.init(name: name)
     }
 }

@@ -49,7 +49,7 @@ struct PasskeyRoutes {
     }
 
     @Sendable func rename(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let body = try await JSONBody.decode(PasskeyRename.self, from: request)
+        let body = try await JSONBody.decode(PasskeyRenameRequest.self, from: request)
         return try JSONResponse.make(try await Passkeys(api.dependencies).rename(
             id: try context.identifier("id"), to: body.name, caller: try context.requireCaller(), client: api.client(request, context)))
     }

@@ -17,7 +17,7 @@ struct UserRoutes {
 
     @Sendable func me(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         guard let account = context.account else { throw LanyardError.unauthorized }
-        return JSONResponse.make(MeResponse(user: account))
+        return JSONResponse.make(AccountResponse(user: account))
     }
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {

@@ -100,7 +100,7 @@ import Testing
             #expect(await laptopEvents.waitFor { $0 == .signedOut(.sessionEnded) })
             await #expect(throws: LanyardError.notSignedIn) { try await laptop.accessToken() }
 
-            await #expect(throws: LanyardError.notFound) { try await phone.revokeSession(id: UUID().uuidString.lowercased()) }
+            await #expect(throws: LanyardError.notFound) { try await phone.revokeSession(id: .init(UUID().uuidString.lowercased())) }
             // Revoking its own session signs the client out.
             let own = try #require(try await phone.sessions().first { $0.isCurrent })
             try await phone.revokeSession(own)

@@ -39,12 +39,14 @@ import Testing
 
     @Test(arguments: users)
     func theAccountWritesWhatItsCodableFormDoesWithItsProvidersBeside(user: User) throws {
-        let written = JSONWriter.write(MeResponse(user: user))
+        let written = JSONWriter.write(AccountResponse(user: user))
         #expect(try WireCoding.decoder().decode(User.self, from: Data(written)) == user)
         guard case .object(var members) = try JSONParser.parse(written) else { throw WireWriterError() }
         #expect(members.removeValue(forKey: "linked_providers") == .array(user.identities.map { .string($0.provider.rawValue) }))
         #expect(members.removeValue(forKey: "recovery") == .object(["methods": .number(Double(user.identities.count))]))
         #expect(JSONValue.object(members) == (try Self.encoded(user)))
+        #expect(try JSONParser.parse(written) == Self.encoded(AccountResponse(user: user)))
+        #expect(try WireCoding.decoder().decode(AccountResponse.self, from: Data(written)) == AccountResponse(user: user))
     }
 
     @Test func linkAnswersWriteWhatTheirCodableFormDoes() throws {

@@ -106,7 +106,7 @@ public struct Passkeys: Sendable {
             // The same credential registered twice: the authenticator's `excludeCredentials` should have stopped it.
             throw LanyardError.invalidPasskey("malformed", "This passkey is already registered")
         }
-        let passkey = Passkey(id: writtenID.withLock { $0 } ?? "", name: name, createdAt: now, lastUsedAt: nil,
+        let passkey = Passkey(id: .init(writtenID.withLock { $0 } ?? ""), name: name, createdAt: now, lastUsedAt: nil,
                               backedUp: created.backedUp)
         guard let user = linked.user else { throw LanyardError.unauthorized("This account no longer exists") }
         return PasskeyRegistered(passkey: passkey, user: user, linkedProviders: linked.linkedProviders)
@@ -223,7 +223,7 @@ public struct Passkeys: Sendable {
     }
 
     static func view(_ record: PasskeyRecord) -> Passkey {
-        Passkey(id: record.identityID, name: record.name, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt,
+        Passkey(id: .init(record.identityID), name: record.name, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt,
                 backedUp: record.backedUp)
     }
 
