@@ -9,6 +9,11 @@ public protocol AccountSignals: Sendable {
     func recordsChanged(_ userIDs: [String], written: [FeedChange])
     /// A session of the accounts ended, or the accounts themselves were disabled, deleted or merged away.
     func accessChanged(_ userIDs: [String])
+    /// An email flow's link was confirmed (after the commit): the device waiting in `complete` may finish.
+    func emailFlowConfirmed(_ flowID: String)
+    /// Waits until this instance hears that `flowID` was confirmed, or `timeout` passes; the caller reads the flow
+    /// again either way (a wake-up is a hint, the database the truth).
+    func waitForEmailFlow(_ flowID: String, upTo timeout: Duration) async
 }
 
 /// For tools that run the rules without serving streams (the CLI, tests of services).
@@ -16,4 +21,8 @@ public struct SilentAccountSignals: AccountSignals {
     public init() {}
     public func recordsChanged(_ userIDs: [String], written: [FeedChange]) {}
     public func accessChanged(_ userIDs: [String]) {}
+    public func emailFlowConfirmed(_ flowID: String) {}
+    public func waitForEmailFlow(_ flowID: String, upTo timeout: Duration) async {
+        try? await Task.sleep(for: timeout)
+    }
 }

@@ -15,20 +15,24 @@ final class ChangeNotifier: Sendable {
     enum Kind: String, Sendable {
         case records = "r"
         case access = "a"
+        /// Email flows whose link was confirmed (their ids, not accounts').
+        case emailFlows = "e"
     }
 
     private let database: any DatabaseNotifications
     private let hub: ChangeHub
+    private let flows: EmailFlowWaits
     /// Names this instance's notifications, which it ignores when they come back: it woke its readers already,
     /// with the changes themselves.
     let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    private let pending = Mutex<(records: Set<String>, access: Set<String>)>(([], []))
+    private let pending = Mutex<(records: Set<String>, access: Set<String>, flows: Set<String>)>(([], [], []))
     private let trigger: AsyncStream<Void>
     private let triggerContinuation: AsyncStream<Void>.Continuation
 
-    init(database: any DatabaseNotifications, hub: ChangeHub) {
+    init(database: any DatabaseNotifications, hub: ChangeHub, flows: EmailFlowWaits) {
         self.database = database
         self.hub = hub
+        self.flows = flows
         (trigger, triggerContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -37,6 +41,7 @@ final class ChangeNotifier: Sendable {
             switch kind {
             case .records: pending.records.formUnion(userIDs)
             case .access: pending.access.formUnion(userIDs)
+            case .emailFlows: pending.flows.formUnion(userIDs)
             }
         }
         triggerContinuation.yield()
@@ -44,11 +49,12 @@ final class ChangeNotifier: Sendable {
 
     /// The payloads of what is pending, taken: `r <instance> <id> <id>…` or `a <instance> <id> <id>…`.
     func takePayloads() -> [String] {
-        let (records, access) = pending.withLock { pending in
-            defer { pending = ([], []) }
-            return (pending.records, pending.access)
+        let (records, access, flows) = pending.withLock { pending in
+            defer { pending = ([], [], []) }
+            return (pending.records, pending.access, pending.flows)
         }
         return Self.payloads(.records, records.sorted(), from: instance) + Self.payloads(.access, access.sorted(), from: instance)
+            + Self.payloads(.emailFlows, flows.sorted(), from: instance)
     }
 
     static func payloads(_ kind: Kind, _ userIDs: [String], from instance: String) -> [String] {
@@ -80,9 +86,13 @@ final class ChangeNotifier: Sendable {
     func listen() async {
         await database.listen(channel: Self.channel, listening: { [hub] in
             hub.wake(nil, records: true, access: true)
-        }, received: { [hub, instance] payload in
-            guard let (kind, sender, userIDs) = Self.parse(payload), sender != instance else { return }
-            hub.wake(userIDs, records: kind == .records, access: kind == .access)
+        }, received: { [hub, flows, instance] payload in
+            guard let (kind, sender, ids) = Self.parse(payload), sender != instance else { return }
+            if kind == .emailFlows {
+                flows.wake(ids)
+            } else {
+                hub.wake(ids, records: kind == .records, access: kind == .access)
+            }
         })
     }
 

@@ -38,7 +38,7 @@ struct EmailRoutes {
 
     @Sendable func recover(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(EmailRecoverRequest.self, from: request)
-        return try JSONResponse.make(try await EmailFlows(api.dependencies).recover(body, client: api.client(request, context)))
+        return JSONResponse.make(try await EmailFlows(api.dependencies).recover(body, client: api.client(request, context)))
     }
 
     static func answer(_ outcome: EmailFlows.Outcome) throws -> Response {

@@ -76,8 +76,11 @@ public struct LanyardRuntime: Sendable {
             rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
             masterKey: masterKey, configuration: configuration)
         let changeHub = ChangeHub(maximumStreams: configuration.streamMax, maximumPerAccount: configuration.streamMaxPerAccount)
-        let changeNotifier = (database as? any DatabaseNotifications).map { ChangeNotifier(database: $0, hub: changeHub) }
-        dependencies.signals = HubSignals(hub: changeHub, notifier: changeNotifier)
+        let flowWaits = EmailFlowWaits()
+        let changeNotifier = (database as? any DatabaseNotifications).map {
+            ChangeNotifier(database: $0, hub: changeHub, flows: flowWaits)
+        }
+        dependencies.signals = HubSignals(hub: changeHub, flows: flowWaits, notifier: changeNotifier)
         let mailWakeUp = MailWakeUp()
         dependencies.mailQueued = { mailWakeUp.nudge() }
         let apple = try appleLifecycle(configuration, dependencies: dependencies, masterKey: masterKey,

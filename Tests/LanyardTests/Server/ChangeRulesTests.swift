@@ -2,6 +2,7 @@ import Foundation
 @testable import LanyardCore
 @testable import LanyardServer
 @testable import LanyardStore
+import Synchronization
 import Testing
 
 /// The change feed's pure rules: cursors, carried changes, notification payloads.
@@ -100,5 +101,34 @@ import Testing
         #expect(parsed.allSatisfy { $0.0 == .records && $0.instance == "abc" })
         #expect(ChangeNotifier.parse("x abc id") == nil)
         #expect(ChangeNotifier.parse("r") == nil)
+        let flows = ChangeNotifier.payloads(.emailFlows, ["ef_1", "ef_2"], from: "abc").compactMap(ChangeNotifier.parse)
+        #expect(flows.count == 1 && flows[0].0 == .emailFlows && flows[0].2 == ["ef_1", "ef_2"])
+    }
+
+    /// A device waiting for its email flow's link is woken by the confirmation, not by another flow's; a wait
+    /// with none ends at its timeout; a cancelled wait ends at once.
+    @Test func aWaitForAnEmailFlowEndsAtItsConfirmationOrItsTimeout() async {
+        let waits = EmailFlowWaits()
+        let started = ContinuousClock.now
+        let done = Atomic(false)
+        let waiting = Task {
+            await waits.wait(for: "ef_mine", upTo: .seconds(30))
+            done.store(true, ordering: .sequentiallyConsistent)
+        }
+        // Another flow's confirmation wakes nobody; this flow's does, whenever the wait began.
+        waits.wake(["ef_other"])
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(!done.load(ordering: .sequentiallyConsistent))
+        while !done.load(ordering: .sequentiallyConsistent), ContinuousClock.now - started < .seconds(20) {
+            waits.wake(["ef_mine"])
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        await waiting.value
+        #expect(ContinuousClock.now - started < .seconds(20), "woken, not timed out")
+        await waits.wait(for: "ef_nobody", upTo: .milliseconds(20))
+        let task = Task { await waits.wait(for: "ef_cancelled", upTo: .seconds(30)) }
+        task.cancel()
+        await task.value
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 }

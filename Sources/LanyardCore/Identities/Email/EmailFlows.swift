@@ -216,6 +216,9 @@ public struct EmailFlows: Sendable {
         return try await finish(flow, caller: nil, client: client)
     }
 
+    /// How often a waiting `complete` reads its flow again when no wake-up came.
+    static let rereadInterval: Duration = .seconds(2)
+
     /// `POST /v1/auth/email/complete`: once the link was confirmed; waits up to `wait` seconds (30 at most) for it.
     public func complete(_ request: EmailCompleteRequest, caller: Caller?, client: ClientInfo) async throws -> Outcome {
         let wait = TimeInterval(min(max(request.wait ?? 0, 0), 30))
@@ -229,8 +232,12 @@ public struct EmailFlows: Sendable {
             if flow.linkEndedAt != nil {
                 throw LanyardError.invalidCode(reason: "link_ended", attemptsLeft: max(0, EmailFlowRules.maxWrongCodes - flow.wrongCodes))
             }
-            guard ContinuousClock.now < deadline else { throw LanyardError.emailNotConfirmed }
-            try await Task.sleep(for: .milliseconds(250))
+            let now = ContinuousClock.now
+            guard now < deadline else { throw LanyardError.emailNotConfirmed }
+            // Woken when the link is confirmed (here, or on another instance through a notification); read again at
+            // least every few seconds all the same, so a wake-up lost on the way delays, never loses.
+            await dependencies.signals.waitForEmailFlow(flow.id, upTo: min(deadline - now, Self.rereadInterval))
+            try Task.checkCancellation()
             flow = try await self.flow(id: request.flowID, secret: request.flowSecret)
         }
         return try await finish(flow, caller: caller, client: client)

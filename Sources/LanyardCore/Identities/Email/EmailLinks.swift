@@ -70,6 +70,7 @@ public struct EmailLinks: Sendable {
             try await EmailFlowStore(connection).confirm(id: flow.id, at: now)
         }
         guard confirmed else { return try await settled(token: token) }
+        dependencies.signals.emailFlowConfirmed(flow.id)
         return .confirmed(redirect: flow.redirectTo.map { Self.redirect($0, flowID: flow.id) })
     }
 
