@@ -16,7 +16,7 @@ import unittest
 import httpx
 from aiosmtpd.controller import Controller
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import TimeoutException, NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
@@ -252,12 +252,13 @@ class ConsoleTests(unittest.TestCase):
         self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "tr[data-group-id]")) == 1)
         self.screenshot("08-groups")
         # The search re-renders the list for each pause in typing (a slow machine pauses mid-name): click the row
-        # of the last rendering.
+        # of the last rendering, and again if a re-rendering swallowed the click (the group's page did not open).
         for attempt in range(20):
             try:
                 self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
+                WebDriverWait(self.browser, 3).until(EC.visibility_of_element_located((By.ID, "group-title")))
                 break
-            except (StaleElementReferenceException, NoSuchElementException):
+            except (StaleElementReferenceException, NoSuchElementException, TimeoutException):
                 time.sleep(0.25)
         title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
         self.assertIn(name, title.text)
