@@ -14,7 +14,7 @@ struct Lanyard: AsyncParsableCommand {
         commandName: "lanyard",
         abstract: "A self-hostable identity server for native apps (Sign in with Apple and Google).",
         version: LanyardVersion.current,
-        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, GroupsCommand.self, MergesCommand.self, Audit.self, Keys.self,
+        subcommands: [Serve.self, Dev.self, Migrate.self, EmulatorCommand.self, Users.self, GroupsCommand.self, MergesCommand.self, Audit.self, Keys.self, ImportCommand.self,
                       Webhooks.self],
         defaultSubcommand: Serve.self)
 }

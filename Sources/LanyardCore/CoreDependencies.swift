@@ -45,15 +45,24 @@ public struct CoreDependencies: Sendable {
     public let devMode: Bool
     /// The ways in this server offers and every rule that differs between them (reference section 17).
     public let signInMethods: SignInMethods
+    /// The bridge's verifier of old systems' sessions, and whether access tokens carry `legacy_id` (reference
+    /// section 24).
+    public let legacySessions: LegacySessions
+    public let tokenLegacyID: Bool
 
     public init(database: any Database, clock: any LanyardClock, random: any RandomSource, accessTokens: AccessTokens,
                 providerTokens: ProviderTokens, rateLimiter: RateLimiter, masterKey: MasterKey,
-                configuration: LanyardConfiguration) {
+                configuration: LanyardConfiguration, legacySessions: LegacySessions? = nil) {
+        let legacySessions = legacySessions ?? LegacySessions(
+            verifier: LegacySessionVerifier(verifier: providerTokens.verifier, settings: configuration.migration, clock: clock),
+            clock: clock)
+        self.legacySessions = legacySessions
+        self.tokenLegacyID = configuration.migration.tokenLegacyID
         self.database = database
         self.sessionAccounts = SessionAccountReader(database: database)
         self.refreshTargets = RefreshTargetReader(database: database)
         let signInMethods = SignInMethods(idTokenProviders: providerTokens.all, offersEmail: configuration.offersEmail,
-                                          offersPasskeys: configuration.offersPasskeys)
+                                          offersPasskeys: configuration.offersPasskeys, bridges: legacySessions.offered)
         self.signInMethods = signInMethods
         self.identityOwners = IdentityOwnerReader(database: database, providers: signInMethods.offered
             .filter { $0.kind == .idToken }.map(\.provider.rawValue))

@@ -15,8 +15,17 @@ public struct ProviderTokenError: Error, Equatable, CustomStringConvertible {
         case nonceMismatch = "nonce_mismatch"
         /// The header names or carries a key (`jku`, `x5u`, `jwk`, `x5c`).
         case keyReference = "key_reference"
-        /// A Microsoft tenant `LANYARD_OIDC_MICROSOFT_TENANTS` does not allow.
+        /// A Microsoft tenant `LANYARD_OIDC_MICROSOFT_TENANTS` does not allow; a Firebase token of a tenant.
         case tenant
+        // The bridge's (reference section 24).
+        /// A Supabase key that is not a user's session (`anon`, `service_role`).
+        case role
+        /// A Clerk session an operator impersonates (`act`).
+        case impersonation
+        /// A Clerk session with a step still pending (`sts: "pending"`).
+        case pending
+        /// A `sub` of the wrong form (not a UUID for Supabase, not `user_…` for Clerk).
+        case subject
     }
 
     public let reason: Reason

@@ -12,10 +12,16 @@ public struct AdminUserSummary: Codable, Sendable, Equatable {
     public var displayName: String?
     public var email: String?
     public var providers: [String]
+    /// The id another system knew the account by, and that system (reference section 24); absent when none.
+    public var legacyID: String?
+    public var legacySource: String?
 
     /// Builds the answer.
     public init(id: String, createdAt: Date, lastActiveAt: Date, isAnonymous: Bool, disabled: Bool,
-                displayName: String?, email: String?, providers: [String]) {
+                displayName: String?, email: String?, providers: [String], legacyID: String? = nil,
+                legacySource: String? = nil) {
+        self.legacyID = legacyID
+        self.legacySource = legacySource
         self.id = id
         self.createdAt = createdAt
         self.lastActiveAt = lastActiveAt
@@ -29,7 +35,7 @@ public struct AdminUserSummary: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, disabled, email, providers
         case createdAt = "created_at", lastActiveAt = "last_active_at", isAnonymous = "is_anonymous"
-        case displayName = "display_name"
+        case displayName = "display_name", legacyID = "legacy_id", legacySource = "legacy_source"
     }
 }
 

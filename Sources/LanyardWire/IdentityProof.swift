@@ -7,6 +7,7 @@
 /// {"provider": "google", "id_token": "eyJ…"}
 /// {"provider": "email", "flow_id": "ef_…", "flow_secret": "…", "code": "123456"}
 /// {"provider": "passkey", "credential": {"id": "…", "response": {…}}}
+/// {"provider": "firebase", "id_token": "eyJ…"}
 /// ```
 ///
 /// ```swift
@@ -20,10 +21,14 @@ public enum IdentityProof: Sendable, Equatable, Codable {
     case emailCode(flowID: String, flowSecret: String, code: String)
     /// An assertion of a passkey, for the server's sign-in options.
     case passkey(AuthenticationResponseJSON)
+    /// A signed-in session of the system an app moves from (reference section 24): it proves the person's account
+    /// there (its legacy id), not an identity, so only the bridge takes it (`POST /v1/auth/migrate/{source}`); a
+    /// link, a re-authentication or a merge refuses it.
+    case legacySession(source: LegacySource, token: String)
 
     /// The shapes a proof takes on the wire.
     public enum Kind: Sendable, Equatable {
-        case idToken, emailCode, passkey
+        case idToken, emailCode, passkey, legacySession
     }
 
     /// The shape of a proof of `provider`: `email` and `passkey` have their own, every other name is an ID token's.
@@ -35,7 +40,7 @@ public enum IdentityProof: Sendable, Equatable, Codable {
         switch provider {
         case .email: .emailCode
         case .passkey: .passkey
-        default: .idToken
+        default: LegacySource(rawValue: provider.rawValue) == nil ? .idToken : .legacySession
         }
     }
 
@@ -49,6 +54,7 @@ public enum IdentityProof: Sendable, Equatable, Codable {
         case .idToken(let provider, _, _): provider
         case .emailCode: .email
         case .passkey: .passkey
+        case .legacySession(let source, _): Provider(rawValue: source.rawValue)
         }
     }
 
@@ -81,6 +87,16 @@ public enum IdentityProof: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case provider, code, credential, nonce, idToken = "id_token", flowID = "flow_id", flowSecret = "flow_secret"
+        case accessToken = "access_token", sessionToken = "session_token"
+    }
+
+    /// The member a legacy session's token travels in (`LegacySource.tokenField`).
+    private static func tokenKey(_ source: LegacySource) -> CodingKeys {
+        switch source {
+        case .firebase: .idToken
+        case .supabase: .accessToken
+        case .clerk: .sessionToken
+        }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +112,9 @@ public enum IdentityProof: Sendable, Equatable, Codable {
         case .idToken:
             self = .idToken(provider: provider, idToken: try container.decode(String.self, forKey: .idToken),
                             nonce: try container.decodeIfPresent(String.self, forKey: .nonce))
+        case .legacySession:
+            let source = LegacySource(rawValue: provider.rawValue) ?? .firebase
+            self = .legacySession(source: source, token: try container.decode(String.self, forKey: Self.tokenKey(source)))
         }
     }
 
@@ -112,6 +131,8 @@ public enum IdentityProof: Sendable, Equatable, Codable {
             try container.encode(code, forKey: .code)
         case .passkey(let assertion):
             try container.encode(assertion, forKey: .credential)
+        case .legacySession(let source, let token):
+            try container.encode(token, forKey: Self.tokenKey(source))
         }
     }
 }

@@ -175,6 +175,14 @@ public struct LinkedProvider: Sendable, Equatable {
 public struct AccountResponse: Sendable, Equatable, Codable {
     public var user: User
     public var recovery: AccountRecovery
+    /// The id the system the app moved from knew this account by (a Firebase uid, a Supabase user id, a Clerk
+    /// `user_…`), and that system's name: `nil` for an account Lanyard made itself (reference section 24).
+    ///
+    /// ```swift
+    /// let oldID = try await client.account().legacyID ?? client.user?.id.rawValue
+    /// ```
+    public var legacyID: String?
+    public var legacySource: String?
 
     /// The names of the account's sign-in methods, oldest link first (`linked_providers`).
     public var linkedProviders: [Provider] { user.identities.map(\.provider) }
@@ -184,17 +192,23 @@ public struct AccountResponse: Sendable, Equatable, Codable {
     /// ```swift
     /// let answer = AccountResponse(user: user)
     /// ```
-    public init(user: User) {
+    public init(user: User, legacyID: String? = nil, legacySource: String? = nil) {
         self.user = user
         recovery = AccountRecovery(methods: user.identities.count)
+        (self.legacyID, self.legacySource) = (legacyID, legacySource)
     }
 
-    enum CodingKeys: String, CodingKey { case recovery, linkedProviders = "linked_providers" }
+    enum CodingKeys: String, CodingKey {
+        case recovery, linkedProviders = "linked_providers", legacyID = "legacy_id", legacySource = "legacy_source"
+    }
 
     public init(from decoder: any Decoder) throws {
         user = try User(from: decoder)
-        recovery = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(AccountRecovery.self, forKey: .recovery)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recovery = try container.decodeIfPresent(AccountRecovery.self, forKey: .recovery)
             ?? AccountRecovery(methods: user.identities.count)
+        legacyID = try container.decodeIfPresent(String.self, forKey: .legacyID)
+        legacySource = try container.decodeIfPresent(String.self, forKey: .legacySource)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -202,6 +216,8 @@ public struct AccountResponse: Sendable, Equatable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(linkedProviders, forKey: .linkedProviders)
         try container.encode(recovery, forKey: .recovery)
+        try container.encode(legacyID, forKey: .legacyID)
+        try container.encode(legacySource, forKey: .legacySource)
     }
 }
 

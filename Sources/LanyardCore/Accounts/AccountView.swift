@@ -31,12 +31,12 @@ extension User {
         try await loadWithGroups(userID: userID, connection: connection).user
     }
 
-    /// The account with its `groups` claim, from the same read.
-    static func loadWithGroups(userID: String, connection: any DatabaseConnection) async throws -> (user: User, groups: GroupsClaim) {
+    /// The account with its `groups` claim and its legacy id, from the same read.
+    static func loadWithGroups(userID: String, connection: any DatabaseConnection) async throws -> (user: User, groups: GroupsClaim, legacyID: String?) {
         guard let (user, identities) = try await UserStore(connection).findWithIdentities(id: userID) else {
             throw LanyardError.unauthorized("This account no longer exists")
         }
-        return (User(user: user, identities: identities), GroupsClaim(stored: user.groupClaims))
+        return (User(user: user, identities: identities), GroupsClaim(stored: user.groupClaims), user.legacy?.id)
     }
 }
 
@@ -113,6 +113,8 @@ extension AccountResponse: JSONWritable {
             json.key("recovery"); json.object { recovery in
                 recovery.key("methods"); recovery.integer(Int64(self.recovery.methods))
             }
+            json.key("legacy_id"); json.string(legacyID)
+            json.key("legacy_source"); json.string(legacySource)
         }
     }
 }
@@ -127,6 +129,8 @@ public struct IssuedSession: JSONWritable, Sendable {
     public var method: String
     /// The access token's `groups` claim, for a token issued again in another style (GoTrue's).
     public var groups = GroupsClaim.none
+    /// The access token's `legacy_id` claim, when tokens carry it.
+    public var legacyID: String?
 
     init(tokens: IssuedTokens, user: User, isNewUser: Bool, mergedFrom: String? = nil) {
         answer = SessionResponse(accessToken: tokens.accessToken, expiresIn: tokens.expiresIn,

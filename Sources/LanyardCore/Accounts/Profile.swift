@@ -28,7 +28,9 @@ public struct Profile: Sendable {
                                                            at: now)
             try await dependencies.audit(connection, at: now, clientIP: nil)
                 .write(.userUpdated, userID: caller.userID, sessionID: caller.sessionID, details: ["field": "display_name"])
-            return AccountResponse(user: try await User.load(userID: caller.userID, connection: connection))
+            let account = try await User.loadWithGroups(userID: caller.userID, connection: connection)
+            let legacy = try await ImportStore(connection).legacyID(userID: caller.userID)
+            return AccountResponse(user: account.user, legacyID: legacy?.id, legacySource: legacy?.source)
         }
     }
 }

@@ -26,13 +26,16 @@ public struct AccountAdministration: Sendable {
         public var anonymous: Bool?
         public var disabled: Bool?
         public var provider: String?
+        /// An exact legacy id (reference section 24), of any source.
+        public var legacyID: String?
         public var cursor: String?
         public var limit: Int?
 
         public init(query: String? = nil, anonymous: Bool? = nil, disabled: Bool? = nil, provider: String? = nil,
-                    cursor: String? = nil, limit: Int? = nil) {
+                    legacyID: String? = nil, cursor: String? = nil, limit: Int? = nil) {
             (self.query, self.anonymous, self.disabled, self.provider, self.cursor, self.limit) =
                 (query, anonymous, disabled, provider, cursor, limit)
+            self.legacyID = legacyID
         }
     }
 
@@ -41,6 +44,7 @@ public struct AccountAdministration: Sendable {
         var filter = AdminStore.UserFilter(query: search.query?.trimmingCharacters(in: .whitespaces),
                                            anonymous: search.anonymous, disabled: search.disabled,
                                            provider: search.provider, limit: limit + 1)
+        filter.legacyID = search.legacyID
         if let cursor = search.cursor { filter.after = try UserCursor.decode(cursor) }
         let filterToRun = filter
         let (users, identities) = try await dependencies.database.read { connection in

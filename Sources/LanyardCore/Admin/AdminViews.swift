@@ -9,7 +9,8 @@ extension AdminUserSummary {
     init(_ user: UserRecord, identities: [IdentityRecord]) {
         self.init(id: user.id, createdAt: user.createdAt, lastActiveAt: user.lastActiveAt, isAnonymous: user.isAnonymous,
                   disabled: user.disabledAt != nil, displayName: user.displayName,
-                  email: identities.lazy.compactMap(\.email).first, providers: identities.map(\.provider))
+                  email: identities.lazy.compactMap(\.email).first, providers: identities.map(\.provider),
+                  legacyID: user.legacy?.id, legacySource: user.legacy?.source)
     }
 }
 

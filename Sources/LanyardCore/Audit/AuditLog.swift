@@ -48,6 +48,9 @@ public enum AuditEvent: String, Sendable, CaseIterable {
     case passkeyRenamed = "passkey.renamed"
     /// A sign-in's signature counter did not increase: the passkey may have been cloned (also a webhook).
     case passkeyCloneSuspected = "passkey.clone_suspected"
+    // Switching day (reference section 24).
+    /// A person crossed from the old system through the bridge (also a webhook).
+    case userMigrated = "user.migrated"
 }
 
 extension AuditEvent {

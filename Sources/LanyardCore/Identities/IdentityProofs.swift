@@ -21,7 +21,16 @@ struct IdentityProofs: Sendable {
             try await EmailFlows(dependencies).prove(EmailProof(flowID: flowID, flowSecret: flowSecret, code: code))
         case .passkey(let assertion):
             try await Passkeys(dependencies).prove(assertion, client: client)
+        case .legacySession(let source, _):
+            // An old system's session proves an account there, not an identity: nothing but the bridge takes it.
+            throw LanyardError.unsupportedProvider(source.rawValue)
         }
+    }
+
+    /// The bridge's proof (reference section 24): the old system's session, verified with its keys.
+    func verifyLegacySession(_ proof: IdentityProof) async throws -> VerifiedLegacySession {
+        guard case .legacySession(let source, let token) = proof else { throw LanyardError.unsupportedProvider(proof.provider.rawValue) }
+        return try await dependencies.legacySessions.verify(token, source: source)
     }
 
     /// What makes a proof this one, whatever else a request carries: the email flow, the passkey's signed client
@@ -31,6 +40,7 @@ struct IdentityProofs: Sendable {
         case .idToken(_, let idToken, _): idToken
         case .emailCode(let flowID, _, _): "email:" + flowID
         case .passkey(let assertion): "passkey:" + assertion.response.clientDataJSON
+        case .legacySession(let source, let token): source.rawValue + ":" + token
         }
     }
 

@@ -67,7 +67,7 @@ public struct SignIn: Sendable {
             dependencies.signals.accessChanged([guestID])
         }
         return try await SessionIssuer(dependencies: dependencies).respond(session, account: landed.account,
-                                                                           groups: landed.groups,
+                                                                           groups: landed.groups, legacyID: landed.legacyID,
                                                                            isNewUser: landed.isNewUser,
                                                                            mergedFrom: landed.mergedFrom)
     }
@@ -80,6 +80,8 @@ public struct SignIn: Sendable {
         /// The account as the transaction leaves it, when known without reading it again, and its `groups` claim.
         var account: User?
         var groups = GroupsClaim.none
+        /// The account's legacy id, read with `account`.
+        var legacyID: String?
     }
 
     /// One attempt of a sign-in's transaction: carries out the decision, then opens the session.
@@ -110,7 +112,7 @@ public struct SignIn: Sendable {
                 landed = Landed(userID: guestID)
             case .signIn(let userID):
                 landed = Landed(userID: userID, account: signedInAccount(),
-                                groups: GroupsClaim(stored: found?.owner.groupClaims))
+                                groups: GroupsClaim(stored: found?.owner.groupClaims), legacyID: found?.owner.legacy?.id)
             case .signUp:
                 landed = try await signUp()
             }

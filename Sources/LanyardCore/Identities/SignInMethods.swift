@@ -14,6 +14,10 @@ public struct SignInMethod: Sendable {
         case email
         /// A WebAuthn assertion.
         case passkey
+        /// A signed-in session of the system the app moves from (reference section 24): the bridge's. It proves
+        /// the person's account there (a legacy id), not an identity, so it is never held by an account, never
+        /// listed among the ways in an app shows, and never linked.
+        case legacySession = "legacy_session"
     }
 
     /// What the provider keeps of the person beyond the token (reference section 10).
@@ -46,6 +50,7 @@ public struct SignInMethod: Sendable {
         case .idToken: OfferedProvider.Kind(rawValue: idToken?.kind.rawValue ?? "oidc")
         case .email: .email
         case .passkey: .passkey
+        case .legacySession: OfferedProvider.Kind(rawValue: kind.rawValue)
         }
     }
 
@@ -58,6 +63,18 @@ public struct SignInMethod: Sendable {
     static func unknown(_ provider: Provider) -> SignInMethod {
         SignInMethod(provider: provider, displayName: provider.rawValue, kind: .idToken, perAccount: 1,
                      createsAccounts: true, lifecycle: .none, idToken: nil)
+    }
+
+    /// The bridge from `source`: it makes accounts only for the old system's guests and for the identities a
+    /// Firebase token names (the rest must be imported first).
+    static func bridge(_ source: LegacySource) -> SignInMethod {
+        let name = switch source {
+        case .firebase: "Firebase"
+        case .supabase: "Supabase"
+        case .clerk: "Clerk"
+        }
+        return SignInMethod(provider: Provider(rawValue: source.rawValue), displayName: name, kind: .legacySession,
+                            perAccount: 0, createsAccounts: true, lifecycle: .none, idToken: nil)
     }
 
     static let email = SignInMethod(provider: .email, displayName: "Email", kind: .email, perAccount: 1,
@@ -74,14 +91,17 @@ public struct SignInMethod: Sendable {
 public struct SignInMethods: Sendable {
     /// The methods offered, in the order the app shows them.
     public let offered: [SignInMethod]
+    /// The bridges configured (reference section 24): kept apart from `offered`, since no app shows them as a way in.
+    public let bridges: [SignInMethod]
     private let byName: [Provider: SignInMethod]
 
-    init(idTokenProviders: [ProviderSettings], offersEmail: Bool, offersPasskeys: Bool) {
+    init(idTokenProviders: [ProviderSettings], offersEmail: Bool, offersPasskeys: Bool, bridges: [LegacySource] = []) {
+        self.bridges = bridges.map(SignInMethod.bridge)
         offered = idTokenProviders.filter { !$0.clientIDs.isEmpty }.map(SignInMethod.idToken)
             + (offersEmail ? [SignInMethod.email] : []) + (offersPasskeys ? [SignInMethod.passkey] : [])
         // Every method an account may hold is known, offered or not: an address or a passkey an account has stays
         // its own (it unlinks, it counts) after an operator stops offering it, and so does a provider unconfigured.
-        let known = idTokenProviders.map(SignInMethod.idToken) + [SignInMethod.email, SignInMethod.passkey]
+        let known = idTokenProviders.map(SignInMethod.idToken) + [SignInMethod.email, SignInMethod.passkey] + self.bridges
         byName = Dictionary(known.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -102,10 +122,18 @@ public struct SignInMethods: Sendable {
         return provider
     }
 
+    /// A configured bridge by the name a path gives (`firebase`, `supabase`, `clerk`), or `UNSUPPORTED_PROVIDER`.
+    public func bridge(named name: String) throws(LanyardError) -> LegacySource {
+        guard let source = LegacySource(rawValue: name), bridges.contains(where: { $0.provider.rawValue == name }) else {
+            throw .unsupportedProvider(name)
+        }
+        return source
+    }
+
     /// A method an account may hold, by name, for removing it: an offered provider, or `email` and `passkey`
     /// (removable even when no longer offered); `UNSUPPORTED_PROVIDER` otherwise.
     public func heldMethod(named name: String) throws(LanyardError) -> SignInMethod {
-        guard let provider = Provider(validName: name), let method = byName[provider],
+        guard let provider = Provider(validName: name), let method = byName[provider], method.kind != .legacySession,
               method.kind != .idToken || offers(provider) else { throw .unsupportedProvider(name) }
         return method
     }

@@ -89,7 +89,7 @@ public struct AccountMerges: Sendable {
             return (proven, .challenge(challenge.id))
         case .emailCode(let flowID, _, _):
             return (try await IdentityProofs(dependencies).verify(proof, client: client), .emailFlow(flowID))
-        case .passkey:
+        case .passkey, .legacySession:
             return (try await IdentityProofs(dependencies).verify(proof, client: client), .nothing)
         }
     }

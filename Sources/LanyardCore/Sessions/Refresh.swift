@@ -12,7 +12,7 @@ public struct Refresh: Sendable {
     }
 
     enum Outcome: Sendable {
-        case issued(SessionRecord, successor: String, account: User, groups: GroupsClaim)
+        case issued(SessionRecord, successor: String, account: User, groups: GroupsClaim, legacyID: String?)
         case reused
     }
 
@@ -34,7 +34,7 @@ public struct Refresh: Sendable {
         let successor = RefreshTokens.successor(of: token, session: session.id, key: dependencies.refreshSuccessorKey.bytes)
         let issued = Outcome.issued(session, successor: successor,
                                     account: User(user: target.owner, identities: target.ownerIdentities),
-                                    groups: GroupsClaim(stored: target.owner.groupClaims))
+                                    groups: GroupsClaim(stored: target.owner.groupClaims), legacyID: target.owner.legacy?.id)
         // The outcome is returned rather than thrown so that a reuse's revocation commits.
         let outcome: Outcome = switch RefreshTokens.decide(rotatedAt: target.token.rotatedAt, now: now,
                                                            grace: dependencies.refreshReuseGrace) {
@@ -50,11 +50,11 @@ public struct Refresh: Sendable {
         case .reused:
             dependencies.signals.accessChanged([target.session.userID])
             throw LanyardError.refreshTokenReused
-        case .issued(let session, let successor, let account, let groups):
+        case .issued(let session, let successor, let account, let groups, let legacyID):
             let opened = OpenedSession(userID: session.userID, sessionID: session.id, refreshToken: successor,
                                        authTime: session.authTime, method: session.amr)
             return try await SessionIssuer(dependencies: dependencies).respond(opened, account: account, groups: groups,
-                                                                               isNewUser: false)
+                                                                               legacyID: legacyID, isNewUser: false)
         }
     }
 

@@ -44,23 +44,26 @@ struct SessionIssuer {
     /// The session response for a committed session: the account as it now is (read now unless the caller
     /// read it already, in a transaction that does not change it), and a signed access token.
     /// `groups` is the `groups` claim read with `account`.
-    func respond(_ opened: OpenedSession, account: User? = nil, groups: GroupsClaim = .none, isNewUser: Bool,
-                 mergedFrom: String? = nil) async throws -> IssuedSession {
-        let (view, groups) = if let account {
-            (account, groups)
+    /// `legacyID` is the account's legacy id read with `account` (the `legacy_id` claim, when tokens carry it).
+    func respond(_ opened: OpenedSession, account: User? = nil, groups: GroupsClaim = .none, legacyID: String? = nil,
+                 isNewUser: Bool, mergedFrom: String? = nil) async throws -> IssuedSession {
+        let (view, groups, legacyID) = if let account {
+            (account, groups, legacyID)
         } else {
             try await dependencies.database.read { connection in
                 try await User.loadWithGroups(userID: opened.userID, connection: connection)
             }
         }
+        let claimed = dependencies.tokenLegacyID ? legacyID : nil
         let accessToken = try dependencies.accessTokens.issue(
             userID: opened.userID, sessionID: opened.sessionID, authTime: opened.authTime, method: opened.method,
-            isAnonymous: view.isAnonymous, groups: groups)
+            isAnonymous: view.isAnonymous, groups: groups, legacyID: claimed)
         let tokens = IssuedTokens(accessToken: accessToken, refreshToken: opened.refreshToken,
                                   expiresIn: dependencies.accessTokens.lifetime, sessionID: opened.sessionID,
                                   authTime: opened.authTime, method: opened.method)
         var issued = IssuedSession(tokens: tokens, user: view, isNewUser: isNewUser, mergedFrom: mergedFrom)
         issued.groups = groups
+        issued.legacyID = claimed
         return issued
     }
 }

@@ -23,6 +23,8 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
     /// The account's groups (reference section 14), written when it has any and never read back: Lanyard checks
     /// membership in the database on every group request.
     var groups = GroupsClaim.none
+    /// The account's legacy id, written with `LANYARD_TOKEN_LEGACY_ID=1` (reference section 24) and never read back.
+    var legacyID: String?
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, jti, sid, auth_time, amr, is_anonymous, role
@@ -95,6 +97,9 @@ public struct AccessTokenClaims: Decodable, JSONWritable, Sendable, Equatable {
                     }
                 }
                 if groups.more { json.key("groups_more"); json.bool(true) }
+            }
+            if let legacyID {
+                json.key("legacy_id"); json.string(legacyID)
             }
             if style == .supabase, let profile {
                 json.key("email"); json.string(profile.email)
@@ -188,7 +193,7 @@ public struct AccessTokens: Sendable {
 
     public func issue(userID: String, sessionID: String, authTime: Date, method: String, isAnonymous: Bool,
                       style: ClaimStyle = .lanyard, profile: SupabaseProfileClaims? = nil,
-                      groups: GroupsClaim = .none) throws -> String {
+                      groups: GroupsClaim = .none, legacyID: String? = nil) throws -> String {
         let now = clock.now()
         var claims = AccessTokenClaims(
             iss: issuer, sub: userID, aud: Self.audience,
@@ -198,6 +203,7 @@ public struct AccessTokens: Sendable {
             style: style)
         claims.profile = profile
         claims.groups = groups
+        claims.legacyID = legacyID
         let (kid, key) = keys.signingKey(at: now)
         return try ES256.sign(CompactJWS.signingInput(header: AccessTokenHeader(kid: kid), claims: claims), key: key)
     }

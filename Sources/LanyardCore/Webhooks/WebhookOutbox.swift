@@ -26,7 +26,7 @@ public struct WebhookOutbox: Sendable {
         case .accountMerged: "account.merged"
         case .accountUnmerged: "account.unmerged"
         case .refreshReuseDetected: "session.reuse_detected"
-        case .emailFailed, .recoverySent, .passkeyCloneSuspected: event.rawValue
+        case .emailFailed, .recoverySent, .passkeyCloneSuspected, .userMigrated: event.rawValue
         case .groupCreated, .groupUpdated, .groupDeleted, .groupMemberJoined, .groupMemberRemoved,
              .groupMemberRoleChanged, .groupOwnershipTransferred: event.rawValue
         case .signIn, .mergeRecordReplaced, .signOut, .sessionRevoked, .reauthenticated, .groupInviteCreated,
@@ -41,6 +41,10 @@ public struct WebhookOutbox: Sendable {
         if let userID { data["user_id"] = userID }
         if let sessionID, event == .refreshReuseDetected { data["session_id"] = sessionID }
         if event == .userDisabled || event == .userEnabled { data["disabled"] = event == .userDisabled ? "true" : "false" }
+        // A backend keyed by the old system's ids finds its user by them (reference section 24).
+        if data["legacy_id"] == nil, let userID, let legacy = try await ImportStore(connection).legacyID(userID: userID) {
+            (data["legacy_id"], data["legacy_source"]) = (legacy.id, legacy.source)
+        }
         let payload = Self.payload(type: type, at: date, data: data)
         // A merge's events (and a revert's) name two accounts: each waits for the earlier events of both, so every
         // receiver sees them in the order they happened for either account.

@@ -51,14 +51,21 @@ public struct IDTokenVerifier: Sendable {
     /// The token, once its RS256 or ES256 signature by one of the provider's keys checks out.
     private func verifiedSignature(_ token: String, settings: ProviderSettings) async throws -> CompactJWS {
         guard let jws = CompactJWS(token) else { throw ProviderTokenError(.malformed) }
-        guard let algorithm = jws.algorithm, Self.algorithms.contains(algorithm) else { throw ProviderTokenError(.algorithm) }
+        return try await verifiedSignature(jws, jwksURL: settings.jwksURL, provider: settings.provider)
+    }
+
+    /// The token, once its signature by one of the keys at `jwksURL` checks out with an algorithm of `algorithms`
+    /// (RS256, ES256 or both) that the key fits: the one path every key-set signature takes, the bridge's too.
+    func verifiedSignature(_ jws: CompactJWS, jwksURL: String, provider: Provider,
+                           algorithms: Set<String> = IDTokenVerifier.algorithms) async throws -> CompactJWS {
+        guard let algorithm = jws.algorithm, algorithms.contains(algorithm) else { throw ProviderTokenError(.algorithm) }
         guard !Self.keyReferences.contains(where: { jws.header[$0] != nil }) else { throw ProviderTokenError(.keyReference) }
         let key = if let kid = jws.keyID {
-            try await keys.key(id: kid, url: settings.jwksURL, provider: settings.provider)
+            try await keys.key(id: kid, url: jwksURL, provider: provider)
         } else {
             // A one-key issuer may leave `kid` out (RFC 7515): the one key that fits the algorithm, as JOSE
             // libraries do, or `no_kid`.
-            try await keys.onlyKey(fitting: algorithm, url: settings.jwksURL, provider: settings.provider)
+            try await keys.onlyKey(fitting: algorithm, url: jwksURL, provider: provider)
         }
         // The key decides the algorithm too: an RSA key never checks an ES256 signature, nor the other way round.
         if let declared = key.jwk.alg, declared != algorithm { throw ProviderTokenError(.algorithm) }

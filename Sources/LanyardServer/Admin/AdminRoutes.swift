@@ -27,6 +27,10 @@ struct AdminRoutes {
         group.post("merges", use: merge)
         group.get("merges", use: merges)
         group.post("merges/:id/revert", use: revertMerge)
+        group.post("imports", use: importLines)
+        group.get("imports", use: importBatches)
+        group.get("imports/:id", use: importBatch)
+        group.post("imports/:id/undo", use: undoImport)
         group.get("audit", use: audit)
         group.get("stats", use: stats)
         group.get("providers") { _, _ in try JSONResponse.make(ProviderStatus(api.dependencies).list()) }
@@ -38,7 +42,8 @@ struct AdminRoutes {
         let query = AdminQuery(request)
         let search = AccountAdministration.Search(
             query: query.string("query"), anonymous: try query.bool("anonymous"), disabled: try query.bool("disabled"),
-            provider: query.string("provider"), cursor: query.string("cursor"), limit: try query.integer("limit"))
+            provider: query.string("provider"), legacyID: query.string("legacy_id"), cursor: query.string("cursor"),
+            limit: try query.integer("limit"))
         return try JSONResponse.make(try await administration.users(search))
     }
 

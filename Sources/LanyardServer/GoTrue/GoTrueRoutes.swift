@@ -183,7 +183,8 @@ struct GoTrueRoutes {
         let user = GoTrueUser(try await AccountDetails.load(userID: session.answer.user.id.rawValue, api.dependencies))
         let accessToken = try api.dependencies.accessTokens.issue(
             userID: session.answer.user.id.rawValue, sessionID: session.sessionID, authTime: session.authTime, method: session.method,
-            isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims, groups: session.groups)
+            isAnonymous: user.isAnonymous, style: .supabase, profile: user.profileClaims, groups: session.groups,
+            legacyID: session.legacyID)
         return try JSONResponse.make(GoTrueSession(session, accessToken: accessToken, user: user,
                                                    now: api.dependencies.clock.now()))
     }

@@ -17,7 +17,8 @@ struct UserRoutes {
 
     @Sendable func me(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         guard let account = context.account else { throw LanyardError.unauthorized }
-        return JSONResponse.make(AccountResponse(user: account))
+        let legacy = context.caller?.account?.user.legacy
+        return JSONResponse.make(AccountResponse(user: account, legacyID: legacy?.id, legacySource: legacy?.source))
     }
 
     @Sendable func updateMe(_ request: Request, context: LanyardRequestContext) async throws -> Response {

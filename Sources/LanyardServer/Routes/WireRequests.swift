@@ -71,6 +71,9 @@ extension MergeBody: RequestBody {
                 throw LanyardError.invalidRequest(field: "proof.id_token", "proof.id_token is required")
             }
             wireProof = .idToken(provider: Provider(rawValue: provider), idToken: token)
+        case .legacySession:
+            // An old system's session proves no identity of the other account (reference section 24).
+            throw LanyardError.unsupportedProvider(provider)
         }
         var release: [String] = []
         if fields.contains("release") {

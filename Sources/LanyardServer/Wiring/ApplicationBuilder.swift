@@ -17,6 +17,7 @@ extension LanyardRuntime {
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,
                              appleCodes: appleCodes)
         AuthRoutes(api: api).register(on: router)
+        MigrationRoutes(api: api).register(on: router)
         ProviderRoutes(api: api).register(on: router)
         // Always served: without an SMTP server outside dev mode, email answers UNSUPPORTED_PROVIDER.
         EmailRoutes(api: api).register(on: router)
@@ -47,6 +48,7 @@ extension LanyardRuntime {
             EmulatorRoutes(minter: minter, oidcProviders: Self.emulatedOIDCProviders(configuration),
                            baseURL: Self.localBaseURL(configuration)).register(on: router)
             MailboxRoutes(api: api).register(on: router)
+            if let legacyMinter { LegacyEmulatorRoutes(minter: legacyMinter).register(on: router) }
             if let appleEmulator, let apple {
                 AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock, minter: minter,
                                     client: httpClient, serverURL: Self.localBaseURL(configuration)).register(on: router)

@@ -18,6 +18,8 @@ public struct LanyardRuntime: Sendable {
     public let dependencies: CoreDependencies
     public let keyRing: SigningKeyRing
     public let minter: TokenMinter?
+    /// The emulator's Firebase, Supabase and Clerk sessions, in dev mode (reference section 24).
+    public let legacyMinter: LegacyTokenMinter?
     public let metrics: ServerMetrics
     /// Apple's account lifecycle, when a key is configured (or dev mode made one).
     public let apple: AppleLifecycle?
@@ -52,10 +54,16 @@ public struct LanyardRuntime: Sendable {
         let keyRing = try await SigningKeyRing.load(database: database, masterKey: masterKey, clock: clock, random: random,
                                                     accessTokenTTL: configuration.accessTokenTTL)
         var minter: TokenMinter?
+        var legacyMinter: LegacyTokenMinter?
         var appleEmulator: AppleAccountEmulator?
+        // What the bridge verifies with: as configured, or in dev mode the emulator's keys (reference section 24).
+        var effective = configuration
+        effective.migration = migrationSettings(configuration)
         if configuration.devMode {
             let keys = try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random)
             minter = TokenMinter(keys: keys, clock: clock)
+            legacyMinter = LegacyTokenMinter(keys: keys, clock: clock, settings: effective.migration,
+                                             baseURL: localBaseURL(configuration))
             appleEmulator = AppleAccountEmulator(keys: keys, random: random, clock: clock)
         }
         // A client of its own: provider key fetches never queue behind other traffic in a shared pool. It follows
@@ -74,7 +82,7 @@ public struct LanyardRuntime: Sendable {
                                        random: random),
             providerTokens: providerTokens,
             rateLimiter: RateLimiter(database: database, clock: clock, settings: configuration.rateLimits),
-            masterKey: masterKey, configuration: configuration)
+            masterKey: masterKey, configuration: effective)
         let changeHub = ChangeHub(maximumStreams: configuration.streamMax, maximumPerAccount: configuration.streamMaxPerAccount)
         let flowWaits = EmailFlowWaits()
         let changeNotifier = (database as? any DatabaseNotifications).map {
@@ -94,7 +102,7 @@ public struct LanyardRuntime: Sendable {
             pollInterval: .milliseconds(Int64(max(1, configuration.outboxPollInterval) * 1000)), metrics: metrics,
             logger: logger) : nil
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
-                              keyRing: keyRing, minter: minter, metrics: metrics, apple: apple,
+                              keyRing: keyRing, minter: minter, legacyMinter: legacyMinter, metrics: metrics, apple: apple,
                               appleEmulator: appleEmulator,
                               appleCodes: apple.map { AppleCodeRedemptions(lifecycle: $0, metrics: metrics, logger: logger) },
                               httpClient: httpClient, logger: logger, changeHub: changeHub,
@@ -144,6 +152,20 @@ public struct LanyardRuntime: Sendable {
             }
         }
         return [apple, google] + oidc
+    }
+
+    /// The bridge's settings: as configured; in dev mode each source takes its keys from the emulator (a Firebase
+    /// project and Supabase's local secret stand in where none is set), through the production verification path.
+    static func migrationSettings(_ configuration: LanyardConfiguration) -> MigrationSettings {
+        var settings = configuration.migration
+        guard configuration.devMode else { return settings }
+        let base = localBaseURL(configuration)
+        settings.firebaseProjectID = settings.firebaseProjectID ?? LegacyTokenMinter.devFirebaseProject
+        settings.firebaseKeysURL = base + LegacyTokenMinter.keysPath(.firebase)
+        settings.supabaseJWTSecret = settings.supabaseJWTSecret ?? MigrationSettings.supabaseDevSecret
+        settings.supabaseJWKSURL = base + LegacyTokenMinter.keysPath(.supabase)
+        settings.clerkJWKSURL = base + LegacyTokenMinter.keysPath(.clerk)
+        return settings
     }
 
     /// The OpenID Connect providers the emulator imitates in dev mode: every configured one whose issuer is not on

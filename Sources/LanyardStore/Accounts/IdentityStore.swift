@@ -90,6 +90,12 @@ public struct IdentityStore: Sendable {
         try await insert(identity, sql: Self.insertFirstWithOwnerID)
     }
 
+    /// Inserts an identity at `position` in its account's order, for an account this transaction creates with
+    /// several (an import). Held back and throwing like `insert`.
+    public func insert(_ identity: IdentityRecord, at position: Int64) async throws {
+        try await insert(identity, sql: Self.insertAtPositionWithOwnerID, position: position)
+    }
+
     /// Inserts an identity into an account that must still be live, checked in the insert itself, so the
     /// caller need not lock the account when it reads it: the owner is looked up inside the statement, on
     /// PostgreSQL under `FOR NO KEY UPDATE`, which waits for a merge or deletion of the account in progress and
@@ -126,6 +132,7 @@ public struct IdentityStore: Sendable {
     /// Built once for sign-ins, which insert new identities far more often than links do.
     private static let insertWithOwnerID = insertStatement(owner: "$2")
     private static let insertFirstWithOwnerID = insertStatement(owner: "$2", position: "1")
+    private static let insertAtPositionWithOwnerID = insertStatement(owner: "$2", position: "$10")
 
     private func insert(_ identity: IdentityRecord, sql: String, position: Int64? = nil) async throws {
         try await connection.enqueueWrite(sql, [

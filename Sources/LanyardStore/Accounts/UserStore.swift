@@ -16,6 +16,10 @@ public struct UserRecord: Sendable, Equatable {
     /// The account's memberships as the access token's `groups` claim reads them: `<group>:<role>` joined by
     /// commas, oldest first; `nil` without any (`GroupMemberStore` keeps it).
     public var groupClaims: String?
+    /// The id another system knew this account by, and that system's name (reference section 24).
+    public var legacy: LegacyAccountID?
+    /// The import batch that made this account, if one did.
+    public var importBatch: String?
 
     public init(id: String, createdAt: Date, isAnonymous: Bool, displayName: String? = nil) {
         self.id = id
@@ -38,6 +42,10 @@ public struct UserRecord: Sendable, Equatable {
         disabledAt = try row.optionalDate("disabled_at")
         groupClaims = try row.optionalString("group_claims")
         mergeKind = try row.optionalString("merge_kind")
+        if let source = try row.optionalString("legacy_source"), let id = try row.optionalString("legacy_id") {
+            legacy = LegacyAccountID(source: source, id: id)
+        }
+        importBatch = try row.optionalString("import_batch")
     }
 }
 

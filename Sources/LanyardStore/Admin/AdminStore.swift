@@ -15,6 +15,8 @@ public struct AdminStore: Sendable {
         public var anonymous: Bool?
         public var disabled: Bool?
         public var provider: String?
+        /// An exact legacy id, of any source.
+        public var legacyID: String?
         /// The last account of the previous page; accounts come newest first.
         public var after: (createdAt: Date, id: String)?
         public var limit: Int
@@ -48,6 +50,7 @@ public struct AdminStore: Sendable {
         if let provider = filter.provider {
             clauses.append("EXISTS (SELECT 1 FROM identities p WHERE p.user_id = u.id AND p.provider = \(bind(.text(provider))))")
         }
+        if let legacyID = filter.legacyID { clauses.append("u.legacy_id = \(bind(.text(legacyID)))") }
         if let after = filter.after {
             let createdAt = bind(.date(after.createdAt)), id = bind(.text(after.id))
             clauses.append("(u.created_at < \(createdAt) OR (u.created_at = \(createdAt) AND u.id < \(id)))")

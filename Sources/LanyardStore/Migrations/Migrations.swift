@@ -509,6 +509,32 @@ public enum Migrations {
         Migration(version: 15, name: "an email link answers one number", statements: [
             "ALTER TABLE email_flows ADD COLUMN link_ended_at {int}",
         ]),
+        // Switching day (reference section 24): an account may carry the id another system knew it by, unique per
+        // source (the bridge's race ends on this index); imported accounts name their batch, so `undo` removes
+        // exactly those. Partial indexes: the accounts Lanyard makes itself carry neither and cost nothing.
+        Migration(version: 17, name: "legacy ids and import batches", statements: [
+            "ALTER TABLE users ADD COLUMN legacy_source TEXT",
+            "ALTER TABLE users ADD COLUMN legacy_id TEXT",
+            "ALTER TABLE users ADD COLUMN import_batch TEXT",
+            "CREATE UNIQUE INDEX users_legacy_id ON users (legacy_id, legacy_source) WHERE legacy_id IS NOT NULL",
+            "CREATE INDEX users_import_batch ON users (import_batch) WHERE import_batch IS NOT NULL",
+            """
+            CREATE TABLE import_batches (
+                id TEXT PRIMARY KEY,
+                source TEXT NOT NULL,
+                format TEXT NOT NULL,
+                origin TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                started_at {int} NOT NULL,
+                finished_at {int},
+                accounts_created {int} NOT NULL,
+                report TEXT NOT NULL,
+                undone_at {int},
+                accounts_removed {int}
+            )
+            """,
+            "CREATE INDEX import_batches_started ON import_batches (started_at)",
+        ]),
     ]
 
     /// The statement as `dialect` runs it; nil when it is marked (`{sqlite}`, `{postgres}`) for the other one.

@@ -30,6 +30,8 @@ public struct LanyardConfiguration: Sendable {
     /// Email codes and links (reference section 20).
     public var email = EmailSettings()
     public var passkeys = PasskeySettings()
+    /// Switching day: the bridge's keys, the legacy id claim (reference section 24).
+    public var migration = MigrationSettings()
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
@@ -206,6 +208,7 @@ public struct LanyardConfiguration: Sendable {
         }
         config.email = try EmailSettings.read(reader, devMode: config.devMode)
         config.passkeys = try PasskeySettings.read(reader)
+        config.migration = try MigrationSettings.read(reader)
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
         config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")

@@ -33,7 +33,8 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
 
     /// Names that are not OpenID Connect providers of this list: Apple and Google have settings of their own; the
     /// others name other ways in.
-    static let reservedNames: Set<String> = ["apple", "google", "anonymous", "email", "passkey", "phone"]
+    static let reservedNames: Set<String> = ["apple", "google", "anonymous", "email", "passkey", "phone", "firebase",
+                                             "supabase", "clerk"]
 
     /// Microsoft's keys for every tenant (its discovery document's issuer is a template, so it is not followed).
     public static let microsoftKeys = "https://login.microsoftonline.com/common/discovery/v2.0/keys"

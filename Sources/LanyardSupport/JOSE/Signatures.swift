@@ -29,3 +29,16 @@ public enum ES256 {
         return key.isValidSignature(ecdsa, for: signingInput)
     }
 }
+
+/// HS256 (HMAC with SHA-256): only for Supabase's legacy JWT secret, and only there (reference section 24): a
+/// provider's public key must never become an HMAC secret, so no other verifier accepts it.
+public enum HS256 {
+    public static func isValid(signature: [UInt8], for signingInput: [UInt8], secret: SymmetricKey) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: secret)
+    }
+
+    public static func sign(_ signingInput: String, secret: SymmetricKey) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: secret)
+        return "\(signingInput).\(Base64URL.encode(Array(mac)))"
+    }
+}
