@@ -46,13 +46,14 @@ enum ImportTimes {
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
               expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
               let second = number(2) else { return nil }
-        var fraction = 0.0
+        // Kept to the millisecond, as Lanyard stores times (and as the millisecond forms read).
+        var milliseconds = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            var scale = 0.1
             let start = index
+            var scale = 100
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                fraction += Double(bytes[index] - 48) * scale
+                milliseconds += Int(bytes[index] - 48) * scale
                 scale /= 10
                 index += 1
             }
@@ -80,7 +81,7 @@ enum ImportTimes {
         guard index == bytes.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         let seconds = daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return Date(timeIntervalSince1970: Double(seconds * 1000 + milliseconds) / 1000)
     }
 
     /// `Mon, 20 May 2024 12:00:45 GMT` (RFC 7231's IMF-fixdate, what `Date.toUTCString()` writes).

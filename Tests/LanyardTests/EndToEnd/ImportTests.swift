@@ -1,0 +1,172 @@
+import Foundation
+import LanyardCore
+import LanyardEmulator
+import LanyardStore
+import LanyardSupport
+import LanyardWire
+import Logging
+import Testing
+
+/// Switching day's import (reference section 24) on both databases: the fixtures' people written through the one
+/// importer, then seen and used through HTTP.
+@Suite struct ImportTests {
+    static let client = ClientInfo(ip: nil, userAgent: "tests")
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        try Array(Data(contentsOf: ImportFormatTests.fixtures.appendingPathComponent(name)))
+    }
+
+    static func importFile(_ source: ImportSource, _ name: String, on server: TestServer, dryRun: Bool = false,
+                           options: ImportOptions = ImportOptions()) async throws -> ImportReport {
+        let dependencies = server.runtime.dependencies
+        let file = try source.read(try fixture(name), options: options, now: server.clock.now())
+        return try await Importer(dependencies).run(file, .init(origin: name, actor: "cli", dryRun: dryRun), client: client)
+    }
+
+    static func admin(_ configuration: inout LanyardConfiguration) { configuration.adminKey = AdminTests.key }
+
+    static func users(_ server: TestServer, query: String = "") async throws -> [[String: Any]] {
+        let response = try await server.request(.GET, "/v1/admin/users?limit=200" + query,
+                                                headers: ["Authorization": "Bearer \(AdminTests.key)"])
+        #expect(response.status == 200)
+        return response.json["users"] as? [[String: Any]] ?? []
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func aDryRunWritesNothingAndASecondImportOfTheSameFileChangesNothing(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let dry = try await Self.importFile(.firebase, "firebase-auth-export.json", on: server, dryRun: true)
+            #expect(dry.created == 10 && dry.batchID == nil && dry.dryRun)
+            #expect(dry.conflictCounts == ["microsoft_without_tenant": 1, "unverified_email": 3])
+            #expect(try await Self.users(server).isEmpty)
+
+            let first = try await Self.importFile(.firebase, "firebase-auth-export.json", on: server)
+            #expect(first.created == 10 && first.unchanged == 0 && first.batchID != nil)
+            // The anonymous user, and two with no verified way in (a password user with an unverified address, a
+            // Microsoft user without a tenant): guests that keep their legacy id for the bridge.
+            #expect(first.guests == 3 && first.disabled == 1 && first.passwordUsers == 2)
+            #expect(first.identities == ["apple": 2, "google": 3, "facebook": 1, "email": 5])
+            let before = try await Self.users(server)
+            #expect(before.count == 10)
+
+            let second = try await Self.importFile(.firebase, "firebase-auth-export.json", on: server)
+            #expect(second.created == 0 && second.unchanged == 10 && second.batchID == nil)
+            let after = try await Self.users(server)
+            #expect(after.map { $0["id"] as? String } == before.map { $0["id"] as? String })
+            #expect(after.map { $0["last_active_at"] as? String } == before.map { $0["last_active_at"] as? String })
+
+            let found = try await Self.users(server, query: "&legacy_id=Mm7ZlSDz8PZJW9AxsDR2HcSLJ6iY")
+            #expect(found.count == 1)
+            #expect(found.first?["legacy_source"] as? String == "firebase" && found.first?["display_name"] as? String == "Chiara Bellini")
+            #expect(found.first?["providers"] as? [String] == ["google", "apple", "email"])
+            #expect(found.first?["created_at"] as? String == "2024-05-20T12:00:45.777Z")
+            let list = try await server.request(.GET, "/v1/admin/imports", headers: ["Authorization": "Bearer \(AdminTests.key)"])
+            let batches = list.json["batches"] as? [[String: Any]] ?? []
+            #expect(batches.count == 1 && batches.first?["accounts_created"] as? Int == 10)
+            #expect((list.json["sources"] as? [[String: Any]])?.first?["accounts"] as? Int == 10)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anAppleSubjectAlreadyOnAnotherAccountIsReportedNeverMerged(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let holder = try await server.signIn(.apple, sub: "000987.9a8b7c6d5e4f40312a1b2c3d4e5f6a7b.0917")
+            let report = try await Self.importFile(.firebase, "firebase-auth-export.json", on: server)
+            #expect(report.created == 9 && report.skipped == 1)
+            let conflict = try #require(report.conflicts.first { $0.kind == "identity_in_use" })
+            #expect(conflict.legacyID == "Mm7ZlSDz8PZJW9AxsDR2HcSLJ6iY" && conflict.provider == "apple")
+            #expect(conflict.accountID == holder.userID && conflict.lineSkipped)
+            // Neither account changed: the holder keeps only its Apple identity; Chiara's Google is nobody's.
+            let me = try await server.get("/v1/users/me", bearer: holder.accessToken)
+            #expect(me.json["linked_providers"] as? [String] == ["apple"] && me.json["legacy_id"] is NSNull)
+            #expect(try await Self.users(server, query: "&legacy_id=Mm7ZlSDz8PZJW9AxsDR2HcSLJ6iY").isEmpty)
+            let google = try await server.signIn(.google, sub: "117650938271640593827")
+            #expect(google.isNewUser)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func undoIsRefusedOnceSomeoneSignedInUnlessForced(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let auth = ["Authorization": "Bearer \(AdminTests.key)"]
+            let lines = String(decoding: try Self.fixture("lanyard.jsonl"), as: UTF8.self)
+            let dry = try await server.request(.POST, "/v1/admin/imports?dry_run=1", rawBody: lines, headers: auth)
+            #expect(dry.status == 200 && dry.json["created"] as? Int == 11 && dry.json["batch_id"] is NSNull)
+            let imported = try await server.request(.POST, "/v1/admin/imports", rawBody: lines, headers: auth)
+            #expect(imported.status == 201)
+            let batch = try #require(imported.json["batch_id"] as? String)
+            // The Supabase line keeps its UUID as its Lanyard id.
+            #expect(try await Self.users(server, query: "&legacy_id=b7d0c3e1-5a4f-4e29-9c61-2f8e0a7d4b35").first?["id"] as? String
+                        == "b7d0c3e1-5a4f-4e29-9c61-2f8e0a7d4b35")
+            // Bruno signs in with Google as before: his imported account, found by (provider, subject).
+            let bruno = try await server.signIn(.google, sub: "104918273645091827364", email: "bruno.okafor@example.com")
+            #expect(!bruno.isNewUser)
+            let refused = try await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth)
+            #expect(refused.status == 409 && refused.errorReason == "signed_in_since")
+            #expect(refused.errorDetails["accounts_signed_in"] as? Int == 1)
+            #expect(try await Self.users(server).count == 11)
+            let forced = try await server.request(.POST, "/v1/admin/imports/\(batch)/undo?force=1", headers: auth)
+            #expect(forced.status == 200 && forced.json["removed"] as? Int == 11)
+            #expect(try await Self.users(server).isEmpty)
+            #expect(try await server.get("/v1/users/me", bearer: bruno.accessToken).status == 401)
+            let again = try await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth)
+            #expect(again.status == 400)
+            let shown = try await server.request(.GET, "/v1/admin/imports/\(batch)", headers: auth)
+            #expect(shown.json["undone_at"] is String && shown.json["accounts_removed"] as? Int == 11)
+        }
+    }
+
+    @Test(arguments: TestDatabase.available)
+    func anUndoNobodyOverlapsRemovesExactlyTheBatchsAccounts(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let mine = try await server.signIn(.google, sub: "someone-else")
+            let report = try await Self.importFile(.clerk, "clerk-users.json", on: server)
+            #expect(report.created == 8)
+            let result = try await ImportBatches(server.runtime.dependencies).undo(
+                batchID: try #require(report.batchID), force: false, actor: "cli", client: Self.client)
+            #expect(result.removed == 8 && result.keptSignedIn == 0)
+            #expect(try await Self.users(server).map { $0["id"] as? String } == [mine.userID])
+            // Imported again after the undo, they come back: nothing is left of the first batch in the way.
+            #expect(try await Self.importFile(.clerk, "clerk-users.json", on: server).created == 8)
+        }
+    }
+
+    @Test(.enabled(if: TestDatabase.available.contains(.postgres)))
+    func supabaseUsersImportStraightFromTheProjectsDatabase() async throws {
+        let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
+        defer { Task { await cleanup() } }
+        // GoTrue's tables as its migrations leave them, with the fixture's people, loaded by psql.
+        let schema = ImportFormatTests.fixtures.appendingPathComponent("supabase-auth-schema.sql").path
+        let plainURL = url.replacingOccurrences(of: "?sslmode=disable", with: "")
+        for arguments in [["-c", "CREATE SCHEMA auth"], ["-f", schema]] {
+            let psql = Process()
+            psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            psql.arguments = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", plainURL] + arguments
+            psql.standardOutput = FileHandle.nullDevice
+            try psql.run()
+            psql.waitUntilExit()
+            #expect(psql.terminationStatus == 0)
+        }
+        let rows = try await SupabaseAuthReader.read(url: url, logger: Logger(label: "tests"))
+        #expect(rows.count == 9)
+        let fromDatabase = ImportSource.supabaseRows(rows, options: ImportOptions(keepIDs: true), now: ImportFormatTests.now)
+        let fromJSON = try ImportFormatTests.read(.supabase, "supabase-users.json", options: ImportOptions(keepIDs: true))
+        #expect(fromDatabase.format == "supabase-database")
+        let byID = Dictionary(uniqueKeysWithValues: fromJSON.records.map { ($0.legacyID, $0) })
+        for record in fromDatabase.records {
+            let json = try #require(byID[record.legacyID])
+            #expect(ImportFormatTests.identities(record) == ImportFormatTests.identities(json), "\(record.legacyID)")
+            #expect(record.createdAt == json.createdAt && record.lastSignInAt == json.lastSignInAt)
+            #expect(record.disabled == json.disabled && record.anonymous == json.anonymous)
+            #expect(record.metadata == json.metadata && record.passwordUser == json.passwordUser)
+            #expect(record.displayName == json.displayName)
+        }
+        try await TestServer.with(.postgres, configure: Self.admin) { server in
+            let report = try await Importer(server.runtime.dependencies).run(
+                fromDatabase, .init(origin: "database", actor: "cli", dryRun: false), client: Self.client)
+            #expect(report.created == 9 && report.guests == 2 && report.disabled == 1)
+            #expect(try await Self.users(server, query: "&legacy_id=f3faa8e8-79ea-4723-8ad5-cfbc1d74bd1c").first?["id"] as? String
+                        == "f3faa8e8-79ea-4723-8ad5-cfbc1d74bd1c")
+        }
+    }
+}
