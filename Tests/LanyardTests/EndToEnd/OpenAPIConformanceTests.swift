@@ -43,6 +43,14 @@ import Testing
             return answer
         }
 
+        /// A body that is not one JSON object (the admin API's import lines).
+        @discardableResult
+        func send(_ method: HTTPMethod, _ path: String, rawBody: String, bearer: String? = nil) async throws -> TestResponse {
+            let answer = try await server.request(method, path, rawBody: rawBody, bearer: bearer)
+            log.record(method, path, answer)
+            return answer
+        }
+
         func session(_ answer: TestResponse) throws -> Session { try Session(answer) }
     }
 
@@ -73,6 +81,7 @@ import Testing
             try await Self.goTrue(client)
             try await Self.email(client)
             try await Self.passkeys(client)
+            try await Self.switchingDay(client)
 
             #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
             let documented = log.spec.operations.filter { !$0.contains(" /_emulator") }
@@ -292,6 +301,36 @@ import Testing
         try await client.send(.POST, "/v1/users/me/merge/challenge", bearer: adopted)
         let other = try await server.signIn(.apple, sub: "merge-other")
         try await client.send(.POST, "/v1/users/me/merge", ["proof": proof], bearer: other.accessToken)  // 401 nonce
+    }
+
+    /// Switching day (reference section 24): the admin API's import, the bridge's crossing and refusals, undo.
+    static func switchingDay(_ client: CheckedClient) async throws {
+        let key = AdminTests.key
+        let lines = """
+            {"legacy_id": "fb-ada", "legacy_source": "firebase", "display_name": "Ada", "identities": [{"provider": "apple", "subject": "001.switching.ada"}]}
+            {"legacy_id": "fb-guest", "legacy_source": "firebase", "anonymous": true, "identities": []}
+            {"legacy_id": "fb-bad", "legacy_source": "firebase", "identities": [{"provider": "github", "subject": "1"}], "colour": 1}
+            """
+        #expect(try await client.send(.POST, "/v1/admin/imports?dry_run=true", rawBody: lines, bearer: key).status == 200)
+        let imported = try await client.send(.POST, "/v1/admin/imports", rawBody: lines, bearer: key)
+        #expect(imported.status == 201)
+        let batch = try #require(imported.json["batch_id"] as? String)
+        #expect(try await client.send(.GET, "/v1/admin/imports", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/imports/\(batch)", bearer: key).status == 200)
+        #expect(try await client.send(.GET, "/v1/admin/users?legacy_id=fb-ada", bearer: key).status == 200)
+        let server = client.server
+        let ada = try server.legacyToken(.firebase, LegacyMintRequest(sub: "fb-ada", identities: ["apple.com": ["001.switching.ada"]]))
+        let crossed = try await client.send(.POST, "/v1/auth/migrate/firebase", ["id_token": ada])
+        #expect(crossed.status == 200)
+        #expect(try await client.send(.GET, "/v1/users/me", bearer: try client.session(crossed).accessToken).json["legacy_id"] as? String == "fb-ada")
+        let stranger = try server.legacyToken(.firebase, LegacyMintRequest(sub: "fb-other", identities: ["apple.com": ["001.switching.ada"]]))
+        #expect(try await client.send(.POST, "/v1/auth/migrate/firebase", ["id_token": stranger]).status == 409)
+        let unknown = try server.legacyToken(.supabase, LegacyMintRequest(sub: UUID().uuidString))
+        #expect(try await client.send(.POST, "/v1/auth/migrate/supabase", ["access_token": unknown]).status == 404)
+        #expect(try await client.send(.POST, "/v1/auth/migrate/clerk", ["session_token": "x.y.z"]).status == 401)
+        #expect(try await client.send(.POST, "/v1/auth/migrate/auth0", ["id_token": "x"]).status == 400)
+        #expect(try await client.send(.POST, "/v1/admin/imports/\(batch)/undo", bearer: key).status == 409)
+        #expect(try await client.send(.POST, "/v1/admin/imports/\(batch)/undo?force=true", bearer: key).status == 200)
     }
 
     static func administration(_ client: CheckedClient) async throws {

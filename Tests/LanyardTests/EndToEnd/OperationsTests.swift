@@ -115,6 +115,11 @@ import LanyardSupport
                 ("/v1/users/me/passkeys", "get"), ("/v1/users/me/passkeys/{id}", "patch"), ("/v1/users/me/passkeys/{id}", "delete"),
                 ("/.well-known/apple-app-site-association", "get"), ("/.well-known/assetlinks.json", "get"),
                 ("/v1/admin/users/{id}/passkeys", "get"), ("/v1/admin/users/{id}/passkeys/{passkey_id}", "delete"),
+                ("/v1/auth/migrate/{source}", "post"), ("/v1/admin/imports", "post"), ("/v1/admin/imports", "get"),
+                ("/v1/admin/imports/{id}", "get"), ("/v1/admin/imports/{id}/undo", "post"),
+                ("/_emulator/firebase/id-token", "post"), ("/_emulator/firebase/keys", "get"),
+                ("/_emulator/supabase/access-token", "post"), ("/_emulator/supabase/auth/v1/.well-known/jwks.json", "get"),
+                ("/_emulator/clerk/session-token", "post"), ("/_emulator/clerk/.well-known/jwks.json", "get"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

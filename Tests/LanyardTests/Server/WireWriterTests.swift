@@ -44,9 +44,13 @@ import Testing
         guard case .object(var members) = try JSONParser.parse(written) else { throw WireWriterError() }
         #expect(members.removeValue(forKey: "linked_providers") == .array(user.identities.map { .string($0.provider.rawValue) }))
         #expect(members.removeValue(forKey: "recovery") == .object(["methods": .number(Double(user.identities.count))]))
+        #expect(members.removeValue(forKey: "legacy_id") == .null && members.removeValue(forKey: "legacy_source") == .null)
         #expect(JSONValue.object(members) == (try Self.encoded(user)))
         #expect(try JSONParser.parse(written) == Self.encoded(AccountResponse(user: user)))
         #expect(try WireCoding.decoder().decode(AccountResponse.self, from: Data(written)) == AccountResponse(user: user))
+        let migrated = AccountResponse(user: user, legacyID: "Mm7ZlSDz8PZJW9AxsDR2HcSLJ6iY", legacySource: "firebase")
+        #expect(try JSONParser.parse(JSONWriter.write(migrated)) == Self.encoded(migrated))
+        #expect(try WireCoding.decoder().decode(AccountResponse.self, from: Data(JSONWriter.write(migrated))) == migrated)
     }
 
     @Test func linkAnswersWriteWhatTheirCodableFormDoes() throws {

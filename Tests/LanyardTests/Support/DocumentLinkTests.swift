@@ -80,8 +80,11 @@ import Testing
         #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 300)
         // Every configuration variable is in the reference's one table, and the README lists none of them there.
         let reference = try String(contentsOf: Self.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
-        let configuration = try String(contentsOf: Self.root.appendingPathComponent(
-            "Sources/LanyardSupport/Configuration/LanyardConfiguration.swift"), encoding: .utf8)
+        // Every file of the configuration's folder: the loader and the settings it reads with (email, passkeys,
+        // OpenID Connect providers, switching day).
+        let folder = Self.root.appendingPathComponent("Sources/LanyardSupport/Configuration")
+        let configuration = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+            .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
         let read = Set(configuration.matches(of: /"(LANYARD_[A-Z0-9_]+)"/).map { String($0.1) })
         let tableRows = reference.split(separator: "\n").filter { $0.hasPrefix("| `LANYARD_") }.joined(separator: "\n")
         #expect(!read.isEmpty)
