@@ -1,4 +1,5 @@
 import Foundation
+import LanyardEmulator
 import LanyardSupport
 import LanyardWire
 import NIOHTTP1
