@@ -118,7 +118,8 @@ import Testing
         // Another flow's confirmation wakes nobody; this flow's does, whenever the wait began.
         waits.wake(["ef_other"])
         try? await Task.sleep(for: .milliseconds(100))
-        #expect(!done.load(ordering: .sequentiallyConsistent))
+        let wokenByAnother = done.load(ordering: .sequentiallyConsistent)
+        #expect(!wokenByAnother)
         while !done.load(ordering: .sequentiallyConsistent), ContinuousClock.now - started < .seconds(20) {
             waits.wake(["ef_mine"])
             try? await Task.sleep(for: .milliseconds(10))
