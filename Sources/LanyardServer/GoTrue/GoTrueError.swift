@@ -67,6 +67,16 @@ struct GoTrueError: Error, Equatable {
         // GoTrue's answer to any code it will not accept (wrong, expired, used).
         case .invalidCode: return GoTrueError(status: 403, code: "otp_expired", message: "Token has expired or is invalid")
         case .emailNotConfirmed: return GoTrueError(status: 400, code: "email_not_confirmed", message: message)
+        case .invalidRedirectURI: return GoTrueError(status: 400, code: "validation_failed", message: message)
+        // GoTrue's names for a PKCE exchange that cannot go on.
+        case .invalidGrant:
+            let code = switch error.details["reason"]?.stringValue {
+            case "verifier": "bad_code_verifier"
+            case "used": "flow_state_not_found"
+            case "redirect_uri": "validation_failed"
+            default: "flow_state_expired"
+            }
+            return GoTrueError(status: 400, code: code, message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:
             return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)
