@@ -89,7 +89,6 @@ struct GoTrueError: Error, Equatable {
         switch path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" {
         case "magiclink", "recover", "resend", "reauthenticate", "invite":
             feature = "Passwords, magic links and phone sign-in (email codes are /auth/v1/otp and /auth/v1/verify)"
-        case "authorize", "callback": feature = "OAuth redirects"
         case "factors": feature = "Multi-factor authentication"
         case "sso", "saml": feature = "SSO"
         case "admin": feature = "GoTrue's admin API"
@@ -107,7 +106,7 @@ struct GoTrueError: Error, Equatable {
 
     static func unsupportedGrant(_ grant: String) -> GoTrueError {
         GoTrueError(status: 400, code: "unsupported_grant_type",
-                    message: "grant_type \(grant.isEmpty ? "(none)" : grant) is not supported; use id_token or refresh_token")
+                    message: "grant_type \(grant.isEmpty ? "(none)" : grant) is not supported; use id_token, pkce or refresh_token")
     }
 
     struct Body: Encodable {

@@ -26,15 +26,22 @@ struct RedirectRoutes {
     /// is named, never replaced by another address).
     @Sendable func authorizePage(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
+        return await Self.startPage(api, .init(
+            provider: try context.parameters.require("provider"), redirectURI: query["redirect_uri"].map(String.init) ?? "",
+            codeChallenge: query["code_challenge"].map(String.init) ?? "",
+            codeChallengeMethod: query["code_challenge_method"].map(String.init) ?? "",
+            state: query["state"].map(String.init)))
+    }
+
+    /// A flow started by a browser's navigation (here and GoTrue's `authorize`): the provider's page, or ours.
+    static func startPage(_ api: APIContext, _ start: RedirectFlows.Start) async -> Response {
         do {
-            let url = try await api.redirectFlows.start(.init(
-                provider: try context.parameters.require("provider"), redirectURI: query["redirect_uri"].map(String.init) ?? "",
-                codeChallenge: query["code_challenge"].map(String.init) ?? "",
-                codeChallengeMethod: query["code_challenge_method"].map(String.init) ?? "",
-                state: query["state"].map(String.init)), caller: nil)
+            let url = try await api.redirectFlows.start(start, caller: nil)
             return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
         } catch let error as LanyardError {
-            return Self.page(error)
+            return page(error)
+        } catch {
+            return page(LanyardError.internalError)
         }
     }
 
@@ -48,14 +55,23 @@ struct RedirectRoutes {
     }
 
     @Sendable func callbackByQuery(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        let query = request.uri.queryParameters
-        return await callback(provider: try context.parameters.require("provider"), fields: Dictionary(
-            query.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first }))
+        try await callbackByQuery(request, provider: try context.parameters.require("provider"))
     }
 
     /// Apple answers by `form_post`: a cross-site POST carrying the code, the state and, once, the person's name.
     @Sendable func callbackByForm(_ request: Request, context: LanyardRequestContext) async throws -> Response {
-        await callback(provider: try context.parameters.require("provider"), fields: try await FormBody.read(request))
+        try await callbackByForm(request, provider: try context.parameters.require("provider"))
+    }
+
+    /// The provider's answer in the query; `provider` is nil at GoTrue's callback, which names none.
+    func callbackByQuery(_ request: Request, provider: String?) async throws -> Response {
+        let query = request.uri.queryParameters
+        return await callback(provider: provider, fields: Dictionary(
+            query.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    func callbackByForm(_ request: Request, provider: String?) async throws -> Response {
+        await callback(provider: provider, fields: try await FormBody.read(request))
     }
 
     func callback(provider: String?, fields: [String: String]) async -> Response {
@@ -82,7 +98,7 @@ struct RedirectRoutes {
                                                              caller: context.caller, client: api.client(request, context))
         switch exchanged {
         case .session(let session): return JSONResponse.make(session)
-        case .linked(let linked): return try JSONResponse.make(linked)
+        case .linked(let linked): return JSONResponse.make(linked)
         }
     }
 

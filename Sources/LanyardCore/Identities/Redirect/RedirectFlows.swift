@@ -22,8 +22,8 @@ public struct RedirectFlows: Sendable {
     /// Signs Apple's client secret per request (the team's key of Apple's lifecycle); nil when none is set.
     let appleSecret: AppleClientSecret?
     let masterKey: MasterKey
-    /// `https://auth.example.com/v1/auth/callback/`: the provider sends the person back here.
-    let callbackBase: String
+    /// Lanyard's public address: the provider sends the person back under it.
+    let issuer: String
 
     public init(_ dependencies: CoreDependencies, codes: AuthorizationCodes, appleSecret: AppleClientSecret?,
                 masterKey: MasterKey, issuer: String) {
@@ -31,7 +31,7 @@ public struct RedirectFlows: Sendable {
         self.codes = codes
         self.appleSecret = appleSecret
         self.masterKey = masterKey
-        callbackBase = issuer + "/v1/auth/callback/"
+        self.issuer = issuer
     }
 
     /// What an app asks for at `authorize`.
@@ -83,7 +83,7 @@ public struct RedirectFlows: Sendable {
             try await RedirectFlowStore(connection).insert(flow)
         }
         return RedirectRules.authorizationURL(endpoints.authorization, client: redirect,
-                                              callback: callbackBase + method.provider.rawValue, state: flow.id, nonce: flow.nonce)
+                                              callback: callbackURL(origin: flow.origin, provider: flow.provider), state: flow.id, nonce: flow.nonce)
     }
 
     /// Where the browser goes after the provider's callback.
@@ -99,7 +99,9 @@ public struct RedirectFlows: Sendable {
                          appleUser: String?) async throws -> CallbackOutcome {
         let now = dependencies.clock.now()
         guard let flow = try await dependencies.database.read({ try await RedirectFlowStore($0).find(id: state) }),
-              provider == nil || provider == flow.provider, flow.expiresAt > now else {
+              // A flow comes back where it told the provider to: GoTrue's callback names no provider.
+              (provider == nil) == (flow.origin == "gotrue"), provider == nil || provider == flow.provider,
+              flow.expiresAt > now else {
             throw LanyardError.notFound("This sign-in is unknown or has expired; start it again from the app")
         }
         let claimed = try await dependencies.database.transaction { connection in
@@ -116,7 +118,8 @@ public struct RedirectFlows: Sendable {
         let redeemed: RedeemedCode
         do {
             let endpoints = try await providerEndpoints(redirect, method: method, now: now)
-            redeemed = try await codes.redeem(code: code, redirectURI: callbackBase + flow.provider, clientID: redirect.clientID,
+            redeemed = try await codes.redeem(code: code, redirectURI: callbackURL(origin: flow.origin, provider: flow.provider),
+                                              clientID: redirect.clientID,
                                               clientSecret: try secret(of: redirect, now: now), tokenEndpoint: endpoints.token)
         } catch {
             throw LanyardError.providerUnavailable(method.displayName)
@@ -188,6 +191,12 @@ public struct RedirectFlows: Sendable {
                                                                        providerUserID: identity.subject) else { return }
             try await AppleTokenStore(connection).save(identityID: stored.id, clientID: identity.audience, sealedToken: sealed, at: now)
         }
+    }
+
+    /// Where the provider sends the person back: `/v1/auth/callback/{provider}`, or for a flow Supabase's client
+    /// started GoTrue's one `/auth/v1/callback` (the address a Supabase project registered at its providers).
+    func callbackURL(origin: String, provider: String) -> String {
+        origin == "gotrue" ? issuer + "/auth/v1/callback" : issuer + "/v1/auth/callback/" + provider
     }
 
     private func verify(_ idToken: String, provider: Provider, nonce: String) async -> Result<VerifiedIdentity, LanyardError> {
