@@ -166,6 +166,7 @@ extension LanyardError {
         case "used": "This code was already exchanged"
         case "verifier": "code_verifier does not match the flow's code_challenge"
         case "redirect_uri": "redirect_uri is not the one the flow was started with"
+        case "session": "Only the session that started this link can finish it; start it again from that session"
         default: "This code is unknown or has expired"
         }
         return LanyardError(.invalidGrant, message, details: ["reason": .string(reason)])

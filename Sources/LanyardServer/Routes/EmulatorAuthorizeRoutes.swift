@@ -56,26 +56,33 @@ struct EmulatorAuthorizeRoutes {
             <label>User id (sub) <input id="sub" name="sub" value="emulated-user" required></label>\
             <label>Email <input id="email" name="email" value="user@example.com"></label>\
             \(apple ? "<label>First name (sent once) <input id=\"given_name\" name=\"given_name\"></label><label>Last name <input id=\"family_name\" name=\"family_name\"></label>" : "<label>Name <input id=\"name\" name=\"name\"></label>")\
-            <button id="continue" type="submit">Continue</button></form></body></html>
+            <button id="continue" type="submit">Continue</button> \
+            <button id="cancel" name="cancel" value="1" type="submit" formnovalidate>Cancel</button></form></body></html>
             """
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// The person picked: a code back to the client's redirect URI, by `form_post` (Apple) or a 302.
+    /// The person picked: a code back to the client's redirect URI, by `form_post` (Apple) or a 302. Cancel answers
+    /// as the provider does when the person declines: `access_denied` (Apple's `user_cancelled_authorize`).
     func pick(_ request: Request, provider: String) async throws -> Response {
         let form = try await FormBody.read(request)
+        let cancelled = form["cancel"] == "1"
         guard let redirectURI = form["redirect_uri"], !redirectURI.isEmpty, let clientID = form["client_id"],
-              let sub = form["sub"], !sub.isEmpty else {
+              let sub = form["sub"], !sub.isEmpty || cancelled else {
             throw LanyardError.invalidRequest(field: "sub", "the emulator's form needs sub, client_id and redirect_uri")
         }
-        let email = form["email"].flatMap { $0.isEmpty ? nil : $0 }
-        let claims = MintRequest(sub: sub, email: email, nonce: form["nonce_override"] ?? form["nonce"],
-                                 aud: form["aud"].flatMap { $0.isEmpty ? nil : $0 } ?? clientID,
-                                 name: form["name"].flatMap { $0.isEmpty ? nil : $0 }, emailVerified: email.map { _ in true },
-                                 tid: form["tid"].flatMap { $0.isEmpty ? nil : $0 })
-        let code = authorizations.code(provider: provider, clientID: clientID, redirectURI: redirectURI, claims: claims)
-        var answer: [(String, String)] = [("code", code)]
+        var answer: [(String, String)]
+        if cancelled {
+            answer = [("error", provider == "apple" ? "user_cancelled_authorize" : "access_denied")]
+        } else {
+            let email = form["email"].flatMap { $0.isEmpty ? nil : $0 }
+            let claims = MintRequest(sub: sub, email: email, nonce: form["nonce_override"] ?? form["nonce"],
+                                     aud: form["aud"].flatMap { $0.isEmpty ? nil : $0 } ?? clientID,
+                                     name: form["name"].flatMap { $0.isEmpty ? nil : $0 }, emailVerified: email.map { _ in true },
+                                     tid: form["tid"].flatMap { $0.isEmpty ? nil : $0 })
+            answer = [("code", authorizations.code(provider: provider, clientID: clientID, redirectURI: redirectURI, claims: claims))]
+        }
         if let state = form["state"], !state.isEmpty { answer.append(("state", state)) }
         guard form["response_mode"] == "form_post" else {
             var components = URLComponents(string: redirectURI) ?? URLComponents()
@@ -84,9 +91,9 @@ struct EmulatorAuthorizeRoutes {
         }
         // Apple's `form_post`, with the one-time `user` JSON when a name was given.
         let given = form["given_name"] ?? "", family = form["family_name"] ?? ""
-        if !given.isEmpty || !family.isEmpty {
+        if !cancelled, !given.isEmpty || !family.isEmpty {
             let user = try JSONSerialization.data(withJSONObject: [
-                "name": ["firstName": given, "lastName": family], "email": email ?? "",
+                "name": ["firstName": given, "lastName": family], "email": form["email"] ?? "",
             ], options: [.sortedKeys])
             answer.append(("user", String(decoding: user, as: UTF8.self)))
         }

@@ -13,13 +13,15 @@ struct RedirectRoutes {
     let api: APIContext
 
     func register(on router: Router<LanyardRequestContext>) {
-        let auth = router.group("v1/auth").add(middleware: RateLimit(api, .signIn, per: .clientIP))
-        auth.get("authorize/:provider", use: authorizePage)
-        auth.group().add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest))
+        // A sign-in counts once against the sign-in limit at its start and once at its exchange; the callback
+        // (the provider's, only for a flow that exists) does not count.
+        let limited = router.group("v1/auth").add(middleware: RateLimit(api, .signIn, per: .clientIP))
+        limited.get("authorize/:provider", use: authorizePage)
+        limited.group().add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest))
             .post("authorize/:provider", use: authorize)
-        auth.get("callback/:provider", use: callbackByQuery)
-        auth.post("callback/:provider", use: callbackByForm)
-        auth.group().add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest)).post("token", use: token)
+        limited.group().add(middleware: BearerAuthentication(api, .optionalAllowingMergedGuest)).post("token", use: token)
+        router.get("v1/auth/callback/:provider", use: callbackByQuery)
+        router.post("v1/auth/callback/:provider", use: callbackByForm)
     }
 
     /// A browser navigation: 302 to the provider's page, or a page saying what is wrong (an unlisted redirect URI
@@ -141,7 +143,7 @@ extension TokenRequest: RequestBody {
         }
         self.init(code: try Field.nonEmpty(try fields.string("code"), "code", maximumLength: 256),
                   codeVerifier: try Field.nonEmpty(try fields.string("code_verifier"), "code_verifier", maximumLength: 256),
-                  redirectURI: try Field.optional(try fields.optionalString("redirect_uri"), "redirect_uri", maximumLength: 2048),
+                  redirectURI: try Field.nonEmpty(try fields.string("redirect_uri"), "redirect_uri", maximumLength: 2048),
                   grantType: grant)
     }
 }

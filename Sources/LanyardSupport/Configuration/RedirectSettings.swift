@@ -6,7 +6,7 @@ import Foundation
 /// `LANYARD_OIDC_<NAME>_CLIENT_SECRET`.
 public struct RedirectSettings: Sendable {
     /// `LANYARD_REDIRECT_URIS`: exact URIs (https, an app's own scheme, a universal link); in dev mode also any
-    /// `http://localhost:PORT/…` and `http://127.0.0.1:PORT/…`.
+    /// `http://localhost:PORT/…`, `http://127.0.0.1:PORT/…` and `http://[::1]:PORT/…`.
     public var uris: [String] = []
     /// `LANYARD_APPLE_SERVICES_ID`: the Services ID Apple's web sign-in runs under.
     public var appleServicesID: String?
@@ -22,7 +22,7 @@ public struct RedirectSettings: Sendable {
     public func allows(_ uri: String) -> Bool {
         if uris.contains(uri) { return true }
         guard allowsLoopback, let components = URLComponents(string: uri), components.scheme == "http",
-              let host = components.host, ["localhost", "127.0.0.1"].contains(host), components.fragment == nil else {
+              let host = components.host, ["localhost", "127.0.0.1", "[::1]", "::1"].contains(host), components.fragment == nil else {
             return false
         }
         return true

@@ -115,6 +115,13 @@ import LanyardSupport
                 ("/v1/users/me/passkeys", "get"), ("/v1/users/me/passkeys/{id}", "patch"), ("/v1/users/me/passkeys/{id}", "delete"),
                 ("/.well-known/apple-app-site-association", "get"), ("/.well-known/assetlinks.json", "get"),
                 ("/v1/admin/users/{id}/passkeys", "get"), ("/v1/admin/users/{id}/passkeys/{passkey_id}", "delete"),
+                ("/v1/auth/authorize/{provider}", "get"), ("/v1/auth/authorize/{provider}", "post"),
+                ("/v1/auth/callback/{provider}", "get"), ("/v1/auth/callback/{provider}", "post"), ("/v1/auth/token", "post"),
+                ("/auth/v1/authorize", "get"), ("/auth/v1/callback", "get"), ("/auth/v1/callback", "post"),
+                ("/_emulator/apple/auth/authorize", "get"), ("/_emulator/apple/auth/authorize", "post"),
+                ("/_emulator/google/authorize", "get"), ("/_emulator/google/authorize", "post"), ("/_emulator/google/token", "post"),
+                ("/_emulator/oidc/{name}/authorize", "get"), ("/_emulator/oidc/{name}/authorize", "post"),
+                ("/_emulator/oidc/{name}/token", "post"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

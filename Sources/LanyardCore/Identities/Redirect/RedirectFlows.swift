@@ -94,7 +94,8 @@ public struct RedirectFlows: Sendable {
 
     /// `GET`/`POST /v1/auth/callback/{provider}` (and GoTrue's `/auth/v1/callback`): the provider's answer.
     /// Throws `NOT_FOUND` for a state no open flow has (the page says so: there is nowhere safe to send the
-    /// browser), `PROVIDER_UNAVAILABLE` when the provider's token endpoint fails (the flow can be started again).
+    /// browser). Once the flow is known, every outcome goes back to the app: its code, or an OAuth error with a
+    /// description (`temporarily_unavailable` when the provider's token endpoint or keys fail: start again).
     public func callback(provider: String?, state: String, code: String?, error: String?,
                          appleUser: String?) async throws -> CallbackOutcome {
         let now = dependencies.clock.now()
@@ -122,14 +123,20 @@ public struct RedirectFlows: Sendable {
                                               clientID: redirect.clientID,
                                               clientSecret: try secret(of: redirect, now: now), tokenEndpoint: endpoints.token)
         } catch {
-            throw LanyardError.providerUnavailable(method.displayName)
+            // The flow is answered: the app hears that the provider is down and can start again.
+            return .redirect(RedirectRules.back(to: flow, error: "temporarily_unavailable",
+                                                description: "\(method.displayName) cannot be reached; try again"))
         }
         let verified = await verify(redeemed.idToken, provider: providerName, nonce: flow.nonce)
         guard case .success(let identity) = verified else {
-            // The token that came back is not this flow's (another audience, another nonce): the app hears so.
-            if case .failure(let refusal) = verified, refusal.code == .providerUnavailable { throw refusal }
-            let reason = if case .failure(let refusal) = verified { refusal.details["reason"]?.stringValue } else { nil as String? }
-            return .redirect(RedirectRules.back(to: flow, error: "access_denied", description: reason))
+            // The token that came back is not this flow's (another audience, another nonce), or its keys cannot be
+            // read: the app hears which, never a bare refusal that looks like a cancel.
+            guard case .failure(let refusal) = verified, refusal.code != .providerUnavailable else {
+                return .redirect(RedirectRules.back(to: flow, error: "temporarily_unavailable",
+                                                    description: "\(method.displayName) cannot be reached; try again"))
+            }
+            return .redirect(RedirectRules.back(to: flow, error: "access_denied",
+                                                description: refusal.details["reason"]?.stringValue ?? refusal.code.rawValue))
         }
         let proven = RedirectProof(identity: identity, name: RedirectRules.appleName(appleUser),
                                    sealedAppleToken: try redeemed.refreshToken.map { try masterKey.seal(Array($0.utf8)) })
@@ -171,7 +178,7 @@ public struct RedirectFlows: Sendable {
         if flow.intent == "link" {
             // Only the session that started a link finishes it.
             guard let caller, caller.userID == flow.userID, caller.sessionID == flow.sessionID else {
-                throw LanyardError.unauthorized("Finish this link with the session that started it")
+                throw LanyardError.invalidGrant("session")
             }
             exchanged = .linked(try await Linking(dependencies).link(identity, caller: caller, client: client))
         } else {
