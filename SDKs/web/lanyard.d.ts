@@ -33,6 +33,14 @@ export declare const ErrorCode: {
   readonly INVALID_CODE: "INVALID_CODE";
   readonly EMAIL_NOT_CONFIRMED: "EMAIL_NOT_CONFIRMED";
   readonly INVALID_PASSKEY: "INVALID_PASSKEY";
+  /** Redirect sign-in: `redirectTo` is not one of the server's `LANYARD_REDIRECT_URIS`. */
+  readonly INVALID_REDIRECT_URI: "INVALID_REDIRECT_URI";
+  /**
+   * Redirect sign-in's code could not be exchanged: `details.reason` is the server's `expired`, `used`, `verifier` or
+   * `redirect_uri`, or the client's own `state` (status 0: the answer's `state` is of no flow this browser started).
+   * Start the sign-in again.
+   */
+  readonly INVALID_GRANT: "INVALID_GRANT";
   readonly INTERNAL_ERROR: "INTERNAL_ERROR";
   /** No session is held: sign in first. */
   readonly NOT_SIGNED_IN: "NOT_SIGNED_IN";
@@ -40,7 +48,7 @@ export declare const ErrorCode: {
   readonly NETWORK_ERROR: "NETWORK_ERROR";
   /** The server answered something that is not Lanyard's API (a proxy's error page, say). */
   readonly INVALID_RESPONSE: "INVALID_RESPONSE";
-  /** The app's `AbortSignal` cancelled the call. */
+  /** The app's `AbortSignal` cancelled the call, or the person cancelled a redirect sign-in at the provider (`details.reason: "cancelled"`). */
   readonly ABORTED: "ABORTED";
   /** No WebAuthn here, or the person dismissed the passkey sheet (`details.name`, such as `NotAllowedError`). */
   readonly PASSKEY_UNAVAILABLE: "PASSKEY_UNAVAILABLE";
@@ -204,6 +212,23 @@ export interface SignInResult {
   isNewUser: boolean;
   /** The guest account merged into this one by this sign-in (its data came along). */
   mergedFrom: string | null;
+}
+
+/** `signInWithRedirect`'s settings. */
+export interface RedirectOptions {
+  /**
+   * The page the browser comes back to, where `handleRedirect()` runs: exactly one of the server's
+   * `LANYARD_REDIRECT_URIS` (`lanyard dev` takes any `http://localhost:*` or `http://127.0.0.1:*` page). This page
+   * without its query and fragment by default.
+   */
+  redirectTo?: string;
+  /** `"signin"` (the default; a guest held is upgraded or merged) or `"link"` (adds the provider to the signed-in account). */
+  intent?: "signin" | "link";
+  /**
+   * How the provider's page is opened: `location.assign` by default; a function of the URL to open it another way (a
+   * popup, a desktop shell's browser); `false` to only answer the URL.
+   */
+  navigate?: boolean | ((url: string) => void);
 }
 
 /** What happened to the session. */
@@ -505,6 +530,38 @@ export interface LanyardClient {
    * ```
    */
   signInAnonymously(): Promise<SignInResult>;
+
+  /**
+   * Redirect sign-in (reference section 23): sends the browser to the provider's own page (Apple, Google, any OpenID
+   * Connect provider the server offers; the emulator's page under `lanyard dev`) with PKCE. A verifier and a `state`
+   * stay in the client's storage, so `redirectTo`'s page must share it (the same origin with `localStorage`, the
+   * default). There, `handleRedirect()` finishes. With `intent: "link"` the provider is added to the signed-in account.
+   *
+   * ```js
+   * appleButton.onclick = () => lanyard.signInWithRedirect("apple", { redirectTo: "https://app.example.com/signed-in" });
+   * linkGoogle.onclick = () => lanyard.signInWithRedirect("google", { intent: "link" });
+   * ```
+   */
+  signInWithRedirect(provider: ProviderName, options?: RedirectOptions): Promise<{ url: string }>;
+
+  /**
+   * On the page the provider came back to: checks the answer's `state` against the flows this browser started,
+   * trades its `code` (with the stored verifier) for a session — a guest held is upgraded or merged, other tabs hear
+   * the sign-in — or finishes a link; then removes `code` and `state` from the address (`history.replaceState`) and
+   * forgets the verifier. Null when the address carries no redirect answer. Throws `LanyardError`: `INVALID_GRANT`
+   * (start again; `details.reason`), `ABORTED` (the person cancelled at the provider), `INVALID_PROVIDER_TOKEN`,
+   * `PROVIDER_UNAVAILABLE`, `PROVIDER_CONFLICT` (a link to a provider account someone else has).
+   *
+   * ```js
+   * try {
+   *   const result = await lanyard.handleRedirect();
+   *   if (result) showHome(result.user);
+   * } catch (error) {
+   *   showSignIn(error.message);
+   * }
+   * ```
+   */
+  handleRedirect(options?: { url?: string }): Promise<SignInResult | null>;
 
   /**
    * The account from the server; the held user is updated (`USER_UPDATED` when it changed).

@@ -42,6 +42,8 @@ public struct CoreDependencies: Sendable {
     public var mailQueued: @Sendable () -> Void = {}
     /// Passkeys (reference section 19): the relying party as configured; dev mode adds `localhost`.
     public let passkeys: PasskeySettings
+    /// Redirect sign-in's settings: where flows may return to (reference section 23).
+    public let redirect: RedirectSettings
     public let devMode: Bool
     /// The ways in this server offers and every rule that differs between them (reference section 17).
     public let signInMethods: SignInMethods
@@ -84,6 +86,7 @@ public struct CoreDependencies: Sendable {
         self.email = configuration.email
         self.emailSecrets = EmailSecrets(masterKey: masterKey)
         self.passkeys = configuration.passkeys
+        self.redirect = configuration.redirect
         self.devMode = configuration.devMode
     }
 }

@@ -46,12 +46,16 @@ public final class AppleAccountEmulator: Sendable {
         guard parts.count == 3, parts[0] == "c", Self.mac(parts[1], keys: keys) == parts[2],
               let bytes = Base64URL.decode(parts[1]), let issued = try? JSONDecoder().decode(Code.self, from: Data(bytes)),
               issued.aud == clientID, issued.exp > clock.now().unixSeconds else { return nil }
-        return state.withLock { state in
-            guard state.used.insert(code).inserted else { return nil }
-            let token = "r" + random.hexString(byteCount: 24)
-            state.issued.insert(token)
-            return token
-        }
+        guard state.withLock({ $0.used.insert(code).inserted }) else { return nil }
+        return issueRefreshToken()
+    }
+
+    /// A new refresh token, as Apple gives for a redeemed code (the web flow's codes are the authorization
+    /// emulator's; their refresh tokens are Apple's, revocable here).
+    public func issueRefreshToken() -> String {
+        let token = "r" + random.hexString(byteCount: 24)
+        state.withLock { _ = $0.issued.insert(token) }
+        return token
     }
 
     private static func mac(_ payload: String, keys: EmulatorKeys) -> String {

@@ -28,6 +28,8 @@ public struct ProviderSettings: Sendable {
     /// whose `jwks_uri` is followed.
     public var jwksURL: String
     public var requiresNonce: Bool
+    /// The web client for redirect sign-in (reference section 23); nil where it is not configured.
+    public var redirect: RedirectClient?
 
     public init(provider: Provider, kind: Kind, displayName: String, issuer: IssuerRule, clientIDs: [String],
                 jwksURL: String, requiresNonce: Bool) {

@@ -32,13 +32,15 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case invalidCode = "INVALID_CODE"
     case emailNotConfirmed = "EMAIL_NOT_CONFIRMED"
     case invalidPasskey = "INVALID_PASSKEY"
+    case invalidRedirectURI = "INVALID_REDIRECT_URI"
+    case invalidGrant = "INVALID_GRANT"
     case internalError = "INTERNAL_ERROR"
     case serviceUnavailable = "SERVICE_UNAVAILABLE"
 
     /// The HTTP status the server answers this code with.
     public var httpStatus: Int {
         switch self {
-        case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider: 400
+        case .invalidRequest, .unsupportedProvider, .cannotUnlinkOnlyProvider, .invalidRedirectURI, .invalidGrant: 400
         case .unauthorized, .invalidProviderToken, .invalidRefreshToken, .refreshTokenReused,
              .reauthenticationRequired, .accountMerged, .invalidCode, .invalidPasskey: 401
         case .forbidden, .accountDisabled, .insufficientRole: 403

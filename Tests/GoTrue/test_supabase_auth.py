@@ -4,10 +4,13 @@ Starts `lanyard dev` (Tests/python/lanyard_dev.py), then drives the client as an
 """
 import hashlib
 import os
+import re
 import secrets
 import sys
 import time
 import unittest
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import jwt
@@ -300,6 +303,89 @@ def mailbox_code(address):
             return mails[0]["code"], mails[0]
         time.sleep(0.05)
     raise AssertionError(f"no mail to {address}")
+
+
+class RedirectSignInTests(unittest.TestCase):
+    """signInWithOAuth and exchangeCodeForSession with the PKCE flow; a browser (httpx, following nothing) between:
+    the provider is the emulator's page in dev mode, the way back GoTrue's /auth/v1/callback."""
+    APP = "http://localhost:5173/auth/callback"
+
+    @staticmethod
+    def pkce_client():
+        return SyncGoTrueClient(url=SERVER["auth"], headers={"apikey": ANON_KEY}, flow_type="pkce",
+                                auto_refresh_token=False, persist_session=False)
+
+    def browse(self, url, sub, **fields):
+        """The browser from the client's URL to the app's page; no apikey on any navigation. The app's query."""
+        with httpx.Client(follow_redirects=False) as browser:
+            started = browser.get(url)
+            self.assertEqual(started.status_code, 302, started.text)
+            page = started.headers["location"]
+            asked = {k: v[0] for k, v in parse_qs(urlsplit(page).query).items()}
+            self.assertEqual(asked["redirect_uri"], f"{SERVER['auth']}/callback")
+            kept = {k: asked.get(k, "") for k in ("client_id", "redirect_uri", "state", "nonce", "response_mode", "scope")}
+            answer = browser.post(page, data={**kept, "sub": sub, **fields})
+            if answer.status_code == 302:
+                back = browser.get(answer.headers["location"])
+            else:  # Apple's form_post: the page's hidden fields, posted to GoTrue's callback
+                action = unescape(re.search(r'action="([^"]*)"', answer.text).group(1))
+                hidden = {unescape(n): unescape(v) for n, v in
+                          re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', answer.text)}
+                back = browser.post(action, data=hidden)
+            self.assertEqual(back.status_code, 302, back.text)
+            arrived = back.headers["location"]
+            self.assertTrue(arrived.startswith(self.APP), arrived)
+            return {k: v[0] for k, v in parse_qs(urlsplit(arrived).query).items()}
+
+    def test_google_by_redirect_then_exchange_code_for_session(self):
+        supabase = self.pkce_client()
+        sub = unique("google")
+        oauth = supabase.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": self.APP}})
+        self.assertIn("code_challenge_method=s256", oauth.url)
+        arrived = self.browse(oauth.url, sub, email="grace@example.com", name="Grace Hopper")
+        signed_in = supabase.exchange_code_for_session({"auth_code": arrived["code"]})
+        self.assertEqual(signed_in.user.app_metadata, {"provider": "google", "providers": ["google"]})
+        self.assertEqual(signed_in.user.identities[0].id, sub)
+        self.assertEqual(supabase.get_user().user.id, signed_in.user.id)
+        # The code is spent: Supabase's client hears GoTrue's name for it.
+        again = self.pkce_client()
+        again._storage.set_item(f"{again._storage_key}-code-verifier", "x" * 43)
+        with self.assertRaises(AuthApiError) as used:
+            again.exchange_code_for_session({"auth_code": arrived["code"]})
+        self.assertEqual(used.exception.code, "flow_state_not_found")
+
+    def test_apple_by_form_post_keeps_its_name_and_azure_is_microsoft(self):
+        supabase = self.pkce_client()
+        oauth = supabase.sign_in_with_oauth({"provider": "apple", "options": {"redirect_to": self.APP}})
+        arrived = self.browse(oauth.url, unique("apple"), email="a@privaterelay.appleid.com",
+                              given_name="Ada", family_name="Lovelace")
+        apple = supabase.exchange_code_for_session({"auth_code": arrived["code"]})
+        self.assertEqual(apple.user.user_metadata.get("full_name"), "Ada Lovelace")
+
+        azure = self.pkce_client()
+        oauth = azure.sign_in_with_oauth({"provider": "azure", "options": {"redirect_to": self.APP}})
+        arrived = self.browse(oauth.url, unique("oid"))
+        signed_in = azure.exchange_code_for_session({"auth_code": arrived["code"]})
+        self.assertEqual(signed_in.user.app_metadata["provider"], "azure")
+
+    def test_a_wrong_verifier_and_the_implicit_flow_are_refused(self):
+        supabase = self.pkce_client()
+        oauth = supabase.sign_in_with_oauth({"provider": "google", "options": {"redirect_to": self.APP}})
+        arrived = self.browse(oauth.url, unique("google"))
+        with self.assertRaises(AuthApiError) as wrong:
+            supabase.exchange_code_for_session({"auth_code": arrived["code"], "code_verifier": "y" * 43})
+        self.assertEqual(wrong.exception.code, "bad_code_verifier")
+        implicit = client().sign_in_with_oauth({"provider": "google", "options": {"redirect_to": self.APP}})
+        page = httpx.get(implicit.url, follow_redirects=False)
+        self.assertEqual(page.status_code, 400)
+        self.assertIn("flowType", page.text)
+        # An address not listed is named on the page, and the browser is sent nowhere.
+        unlisted = self.pkce_client().sign_in_with_oauth(
+            {"provider": "google", "options": {"redirect_to": "https://evil.example/steal"}})
+        refused = httpx.get(unlisted.url, follow_redirects=False)
+        self.assertEqual(refused.status_code, 400)
+        self.assertIn("https://evil.example/steal", refused.text)
+        self.assertNotIn("location", refused.headers)
 
 
 class EmailOTPTests(unittest.TestCase):

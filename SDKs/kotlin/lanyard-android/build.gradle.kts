@@ -1,4 +1,5 @@
-// The Android parts of the Kotlin SDK: KeystoreSessionStore, Credential Manager for Google sign-in and passkeys.
+// The Android parts of the Kotlin SDK: KeystoreSessionStore, Credential Manager for Google sign-in and passkeys,
+// Custom Tabs for redirect sign-in.
 // Their sources live beside the core's, in ../lanyard/src/android/kotlin. Not compiled in this repository (no
 // android.jar, no androidx here); written against the documented APIs of the versions below.
 plugins {
@@ -42,4 +43,6 @@ dependencies {
     implementation("androidx.credentials:credentials-play-services-auth:1.5.0")
     // Sign in with Google's credential types (GetGoogleIdOption, GoogleIdTokenCredential).
     implementation("com.google.android.libraries.identity.googleid:googleid:1.1.1")
+    // Custom Tabs, for redirect sign-in (CustomTabsRedirectSignIn).
+    implementation("androidx.browser:browser:1.8.0")
 }

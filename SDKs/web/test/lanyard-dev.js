@@ -72,6 +72,44 @@ export class LanyardDev {
     return (await answer.json()).id_token;
   }
 
+  /**
+   * A person on the provider's page, as a browser would be: follows Lanyard's 302 to the emulator's page, submits its
+   * form with `person` (`sub`, `email`, Apple's `given_name`/`family_name`, or `nonce_override`/`aud` for a token
+   * that is not the flow's), follows the answer back to Lanyard's callback (Google's 302, Apple's auto-submitted
+   * `form_post`) and answers where the callback sends the browser: the app's `redirect_uri?code=…&state=…`. With
+   * `{ cancel: true }` the person declines instead (the provider sends `error=access_denied` to the callback).
+   */
+  async throughProvider(url, person = {}, { cancel = false } = {}) {
+    let page = url;
+    let answer = await fetch(page, { redirect: "manual" });
+    for (let hops = 0; answer.status === 302 && hops < 5; hops++) {
+      page = new URL(answer.headers.get("location"), page).href;
+      answer = await fetch(page, { redirect: "manual" });
+    }
+    const html = await answer.text();
+    if (answer.status !== 200 || !html.includes('id="continue"')) throw new Error(`not the provider's page: ${answer.status} ${html.slice(0, 300)}`);
+    const fields = hiddenFields(html);
+    let back;
+    if (cancel) {
+      const callback = new URL(fields.redirect_uri);
+      callback.search = new URLSearchParams({ state: fields.state, error: "access_denied" }).toString();
+      back = await fetch(callback, { redirect: "manual" });
+    } else {
+      const picked = await fetch(page, { method: "POST", redirect: "manual", body: new URLSearchParams({ ...fields, ...person }) });
+      if (picked.status === 302) {
+        back = await fetch(new URL(picked.headers.get("location"), page), { redirect: "manual" });
+      } else {
+        // Apple: a page whose script posts the form to Lanyard's callback.
+        const post = await picked.text();
+        const action = /<form id="form_post" method="post" action="([^"]+)"/.exec(post);
+        if (!action) throw new Error(`no form_post: ${picked.status} ${post.slice(0, 300)}`);
+        back = await fetch(unescapeHTML(action[1]), { method: "POST", redirect: "manual", body: new URLSearchParams(hiddenFields(post)) });
+      }
+    }
+    if (back.status !== 302) throw new Error(`the callback answered ${back.status}: ${(await back.text()).slice(0, 300)}`);
+    return back.headers.get("location");
+  }
+
   /** The dev mailbox's newest mail to `address` (its code and link). */
   async mail(address) {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -98,4 +136,14 @@ export class LanyardDev {
     this.process.kill("SIGTERM");
     await exited;
   }
+}
+
+function unescapeHTML(text) {
+  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+/** A page's hidden inputs, by name. */
+function hiddenFields(html) {
+  return Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+    .map(([, name, value]) => [name, unescapeHTML(value)]));
 }

@@ -87,6 +87,11 @@ public enum LanyardError: Error, Sendable, Equatable {
     /// `INVALID_PASSKEY`: the server refused a passkey ceremony; `reason` names the check (`challenge`, `origin`,
     /// `rp_id`, `user_verification`, `signature`, `counter`, `unknown_credential`, `malformed`…).
     case invalidPasskey(reason: String)
+    /// `INVALID_REDIRECT_URI`: redirect sign-in's `redirectURI` is not one the server lists.
+    case invalidRedirectURI
+    /// `INVALID_GRANT`: redirect sign-in's code could not be exchanged (`expired`, `used`, `verifier`,
+    /// `redirect_uri`); start the sign-in again.
+    case invalidGrant(reason: String)
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -193,6 +198,8 @@ extension LanyardError: LocalizedError {
             case "counter": "This passkey looks copied. Sign in another way and remove it."
             default: "That passkey couldn't be used. Try again."
             }
+        case .invalidRedirectURI: "This app's sign-in page is not set up on the server."
+        case .invalidGrant: "That sign-in didn't finish. Please try again."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."
@@ -245,6 +252,8 @@ extension LanyardError {
         case .invalidCode: return .invalidCode(reason: error.details?.reason ?? "", attemptsLeft: error.details?.attemptsLeft ?? 0)
         case .emailNotConfirmed: return .emailNotConfirmed
         case .invalidPasskey: return .invalidPasskey(reason: error.details?.reason ?? "")
+        case .invalidRedirectURI: return .invalidRedirectURI
+        case .invalidGrant: return .invalidGrant(reason: error.details?.reason ?? "")
         case .internalError: return .server(status: status, code: error.code, message: error.message)
         }
     }

@@ -153,6 +153,25 @@ extension LanyardError {
         LanyardError(.invalidPasskey, message, details: ["reason": .string(reason)])
     }
 
+    /// Redirect sign-in (reference section 23): a `redirect_uri` not listed in `LANYARD_REDIRECT_URIS`, named.
+    public static func invalidRedirectURI(_ uri: String) -> LanyardError {
+        LanyardError(.invalidRedirectURI, "redirect_uri \(uri.prefix(300)) is not one of LANYARD_REDIRECT_URIS",
+                     details: ["redirect_uri": .string(String(uri.prefix(300)))])
+    }
+
+    /// Redirect sign-in's code cannot be exchanged: `reason` is `expired` (or unknown), `used`, `verifier` or
+    /// `redirect_uri`. A code presented once is spent, whatever the outcome.
+    public static func invalidGrant(_ reason: String) -> LanyardError {
+        let message = switch reason {
+        case "used": "This code was already exchanged"
+        case "verifier": "code_verifier does not match the flow's code_challenge"
+        case "redirect_uri": "redirect_uri is not the one the flow was started with"
+        case "session": "Only the session that started this link can finish it; start it again from that session"
+        default: "This code is unknown or has expired"
+        }
+        return LanyardError(.invalidGrant, message, details: ["reason": .string(reason)])
+    }
+
     /// `complete` before the link in the mail was confirmed.
     public static let emailNotConfirmed = LanyardError(
         .emailNotConfirmed, "The link in the mail has not been confirmed yet", details: ["reason": "pending"])

@@ -41,6 +41,9 @@ public struct SignInMethod: Sendable {
     /// The ID-token verifier's settings, for `idToken` methods.
     public let idToken: ProviderSettings?
 
+    /// The web client redirect sign-in runs with (reference section 23), where it is configured.
+    public var redirect: RedirectClient? { idToken?.redirect }
+
     /// Whether an account may hold several (passkeys).
     public var manyPerAccount: Bool { perAccount > 1 }
 
@@ -113,6 +116,13 @@ public struct SignInMethods: Sendable {
     /// Whether this server offers `provider` now.
     public func offers(_ provider: Provider) -> Bool {
         offered.contains { $0.provider == provider }
+    }
+
+    /// An offered provider that signs in by redirect (its web client configured), or `UNSUPPORTED_PROVIDER`.
+    public func redirectMethod(named name: String) throws(LanyardError) -> SignInMethod {
+        guard let provider = Provider(validName: name), offers(provider), let method = byName[provider], method.redirect != nil
+        else { throw .unsupportedProvider(name) }
+        return method
     }
 
     /// An offered ID-token provider by the name a path or body gives, or `UNSUPPORTED_PROVIDER`.

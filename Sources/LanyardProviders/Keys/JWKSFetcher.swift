@@ -77,7 +77,7 @@ public struct HTTPJWKSFetcher: JWKSFetching {
 
     static let maximumRedirects = 3
 
-    private func get(_ url: String, deadline: NIODeadline) async throws -> ([UInt8], HTTPHeaders) {
+    func get(_ url: String, deadline: NIODeadline) async throws -> ([UInt8], HTTPHeaders) {
         var url = url
         var response: HTTPClientResponse
         var redirects = 0

@@ -67,6 +67,16 @@ struct GoTrueError: Error, Equatable {
         // GoTrue's answer to any code it will not accept (wrong, expired, used).
         case .invalidCode: return GoTrueError(status: 403, code: "otp_expired", message: "Token has expired or is invalid")
         case .emailNotConfirmed: return GoTrueError(status: 400, code: "email_not_confirmed", message: message)
+        case .invalidRedirectURI: return GoTrueError(status: 400, code: "validation_failed", message: message)
+        // GoTrue's names for a PKCE exchange that cannot go on.
+        case .invalidGrant:
+            let code = switch error.details["reason"]?.stringValue {
+            case "verifier": "bad_code_verifier"
+            case "used": "flow_state_not_found"
+            case "redirect_uri": "validation_failed"
+            default: "flow_state_expired"
+            }
+            return GoTrueError(status: 400, code: code, message: message)
         case .internalError: return GoTrueError(status: 500, code: "unexpected_failure", message: message)
         case .serviceUnavailable:
             return GoTrueError(status: 503, code: "service_unavailable", message: message, retryAfter: error.retryAfter)
@@ -79,7 +89,6 @@ struct GoTrueError: Error, Equatable {
         switch path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" {
         case "magiclink", "recover", "resend", "reauthenticate", "invite":
             feature = "Passwords, magic links and phone sign-in (email codes are /auth/v1/otp and /auth/v1/verify)"
-        case "authorize", "callback": feature = "OAuth redirects"
         case "factors": feature = "Multi-factor authentication"
         case "sso", "saml": feature = "SSO"
         case "admin": feature = "GoTrue's admin API"
@@ -97,7 +106,7 @@ struct GoTrueError: Error, Equatable {
 
     static func unsupportedGrant(_ grant: String) -> GoTrueError {
         GoTrueError(status: 400, code: "unsupported_grant_type",
-                    message: "grant_type \(grant.isEmpty ? "(none)" : grant) is not supported; use id_token or refresh_token")
+                    message: "grant_type \(grant.isEmpty ? "(none)" : grant) is not supported; use id_token, pkce or refresh_token")
     }
 
     struct Body: Encodable {

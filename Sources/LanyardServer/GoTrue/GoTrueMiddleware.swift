@@ -36,9 +36,10 @@ struct GoTrueMiddleware: RouterMiddleware {
         return GoTrueError.from(catalogued, hadAuthorization: request.headers[.authorization] != nil)
     }
 
-    /// What a backend or load balancer reads without the project's key: the JWKS and the health check.
+    /// What is read without the project's key: the JWKS and the health check (a backend, a load balancer), and the
+    /// redirect sign-in's pages (a browser's navigations carry no `apikey`).
     static func isPublic(_ path: String) -> Bool {
-        path == "/auth/v1/.well-known/jwks.json" || path == "/auth/v1/health"
+        ["/auth/v1/.well-known/jwks.json", "/auth/v1/health", "/auth/v1/authorize", "/auth/v1/callback"].contains(path)
     }
 
     /// The client's `YYYY-MM-DD` version, or GoTrue's current one.

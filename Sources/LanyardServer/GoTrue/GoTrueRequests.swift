@@ -17,6 +17,17 @@ struct GoTrueIDTokenBody: RequestBody {
     }
 }
 
+/// `POST /auth/v1/token?grant_type=pkce`: the code from the redirect and the verifier the client kept.
+struct GoTruePKCEBody: RequestBody {
+    let authCode: String
+    let codeVerifier: String
+
+    init(_ fields: BodyFields) throws {
+        authCode = try Field.nonEmpty(try fields.string("auth_code"), "auth_code", maximumLength: 256)
+        codeVerifier = try Field.nonEmpty(try fields.string("code_verifier"), "code_verifier", maximumLength: 256)
+    }
+}
+
 /// `POST /auth/v1/signup`: anonymous when it names neither an email nor a phone; `data` is user metadata.
 struct GoTrueSignUpBody: RequestBody {
     let email: String?

@@ -27,6 +27,11 @@ struct GoTrueRoutes {
         signedIn.post("logout", use: logout)
         signedIn.get("user/identities", use: identities)
         signedIn.delete("user/identities/:identity_id", use: unlinkIdentity)
+        // Redirect sign-in (Supabase's `signInWithOAuth` with the PKCE flow): browser navigations, without the
+        // project's key; the exchange at `token` with `grant_type=pkce`.
+        group.group().add(middleware: RateLimit(api, .signIn, per: .clientIP)).get("authorize", use: authorize)
+        group.get("callback") { request, _ in try await RedirectRoutes(api: api).callbackByQuery(request, provider: nil) }
+        group.post("callback") { request, _ in try await RedirectRoutes(api: api).callbackByForm(request, provider: nil) }
         group.get("settings", use: settings)
         group.get("health") { _, _ in try JSONResponse.make(GoTrueHealth()) }
         group.get(".well-known/jwks.json") { _, _ in
@@ -45,6 +50,7 @@ struct GoTrueRoutes {
     @Sendable func token(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         switch request.uri.queryParameters["grant_type"].map(String.init) ?? "" {
         case "id_token": return try await idTokenGrant(request, context: context)
+        case "pkce": return try await pkceGrant(request, context: context)
         case "refresh_token":
             let body = try await JSONBody.decode(RefreshBody.self, from: request)
             let session = try await Refresh(api.dependencies).refresh(token: body.refreshToken,
@@ -72,6 +78,34 @@ struct GoTrueRoutes {
         let signIn = SignInRequest(idToken: body.idToken, nonce: body.nonce, givenName: nil, familyName: nil)
         return try await respond(try await SignIn(api.dependencies).signIn(provider: provider, request: signIn,
                                                                            guest: guest, client: client))
+    }
+
+    /// `GET /auth/v1/authorize?provider&redirect_to&code_challenge&code_challenge_method=s256`: Supabase's
+    /// `signInWithOAuth` sends the browser here; the flow is `/v1/auth/authorize`'s, coming back to GoTrue's
+    /// `/auth/v1/callback`. Only the PKCE flow is served: the implicit flow's tokens in a URL fragment are not.
+    @Sendable func authorize(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let challenge = query["code_challenge"].map(String.init), !challenge.isEmpty else {
+            return RedirectRoutes.page(LanyardError.invalidRequest(field: "code_challenge", """
+                Lanyard serves Supabase's PKCE flow only: create the client with flowType 'pkce' \
+                (the implicit flow's tokens in the address are not offered)
+                """))
+        }
+        return await RedirectRoutes.startPage(api, .init(
+            provider: GoTrueProviderNames.lanyard(query["provider"].map(String.init) ?? ""),
+            redirectURI: query["redirect_to"].map(String.init) ?? "", codeChallenge: challenge,
+            codeChallengeMethod: query["code_challenge_method"].map(String.init) ?? "", state: nil, origin: "gotrue"))
+    }
+
+    /// `POST /auth/v1/token?grant_type=pkce {"auth_code", "code_verifier"}` (Supabase's `exchangeCodeForSession`):
+    /// the code a redirect brought back, once, with its verifier; a guest's bearer upgrades or merges.
+    private func pkceGrant(_ request: Request, context: LanyardRequestContext) async throws -> Response {
+        let body = try await JSONBody.decode(GoTruePKCEBody.self, from: request)
+        let exchanged = try await api.redirectFlows.exchange(code: body.authCode, verifier: body.codeVerifier, redirectURI: nil,
+                                                             origin: "gotrue", caller: await guestCaller(request),
+                                                             client: api.client(request, context))
+        guard case .session(let session) = exchanged else { throw LanyardError.internalError }
+        return try await respond(session)
     }
 
     /// A guest's bearer upgrades or merges, as on `/v1`; anything else in `Authorization` (the project's

@@ -12,6 +12,8 @@ struct APIContext: Sendable {
     let metrics: ServerMetrics
     /// Redeems Apple authorization codes, when Apple's lifecycle is configured.
     let appleCodes: AppleCodeRedemptions?
+    /// Redirect sign-in (reference section 23).
+    let redirectFlows: RedirectFlows
 
     /// Queues an Apple `authorization_code` sent with a successful sign-in, link or re-authentication for
     /// `AppleCodeRedemptions`: the answer never waits for Apple, and a failure is logged and counted, not answered.

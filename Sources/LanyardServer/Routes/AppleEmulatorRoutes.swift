@@ -9,6 +9,8 @@ import LanyardSupport
 /// checking each `client_secret` against the team key this server signs with, and what they recorded.
 struct AppleEmulatorRoutes {
     let apple: AppleAccountEmulator
+    /// The web flow's codes (redirect sign-in), redeemed here for Apple's identity token too.
+    let authorizations: AuthorizationEmulator
     let team: AppleClientSecret
     let clock: any LanyardClock
     let minter: TokenMinter
@@ -23,14 +25,30 @@ struct AppleEmulatorRoutes {
                                                                  subject: body.sub)])
         }
         router.post("_emulator/apple/auth/token") { request, _ in
-            let form = try await Self.form(request)
+            let form = try await FormBody.read(request)
             guard isValidSecret(form["client_secret"], clientID: form["client_id"]) else { return Self.appleError(401, "invalid_client") }
-            guard form["grant_type"] == "authorization_code", let code = form["code"], let clientID = form["client_id"],
-                  let refreshToken = apple.redeem(code: code, clientID: clientID) else { return Self.appleError(400, "invalid_grant") }
+            guard form["grant_type"] == "authorization_code", let code = form["code"], let clientID = form["client_id"] else {
+                return Self.appleError(400, "invalid_grant")
+            }
+            // A code of the web flow (redirect sign-in): Apple answers its identity token too.
+            if AuthorizationEmulator.isAuthorizationCode(code) {
+                do {
+                    let grant = try authorizations.redeem(code, provider: "apple", clientID: clientID,
+                                                          redirectURI: form["redirect_uri"] ?? "")
+                    let refreshToken = apple.issueRefreshToken()
+                    return try JSONResponse.make(TokenAnswer(accessToken: "a" + refreshToken.dropFirst(), refreshToken: refreshToken,
+                                                             idToken: try minter.mint(.apple, grant.claims)))
+                } catch AuthorizationEmulator.Refusal.unavailable {
+                    return Self.appleError(503, "temporarily_unavailable")
+                } catch {
+                    return Self.appleError(400, "invalid_grant")
+                }
+            }
+            guard let refreshToken = apple.redeem(code: code, clientID: clientID) else { return Self.appleError(400, "invalid_grant") }
             return try JSONResponse.make(TokenAnswer(accessToken: "a" + refreshToken.dropFirst(), refreshToken: refreshToken))
         }
         router.post("_emulator/apple/auth/revoke") { request, _ in
-            let form = try await Self.form(request)
+            let form = try await FormBody.read(request)
             guard isValidSecret(form["client_secret"], clientID: form["client_id"]) else { return Self.appleError(401, "invalid_client") }
             guard let token = form["token"], apple.revoke(token: token) else { return Self.appleError(503, "temporarily_unavailable") }
             return Response(status: .ok)
@@ -101,27 +119,15 @@ struct AppleEmulatorRoutes {
         let accessToken: String
         let tokenType = "Bearer"
         let expiresIn = 3600
-        let refreshToken: String
+        let refreshToken: String?
+        var idToken: String?
         enum CodingKeys: String, CodingKey {
             case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", refreshToken = "refresh_token"
+            case idToken = "id_token"
         }
     }
 
     static func appleError(_ status: Int, _ error: String) -> Response {
         (try? JSONResponse.make(["error": error], status: .init(code: status))) ?? Response(status: .init(code: status))
-    }
-
-    /// An `application/x-www-form-urlencoded` body.
-    static func form(_ request: Request) async throws -> [String: String] {
-        var request = request
-        let text = String(buffer: try await request.collectBody(upTo: 64 * 1024))
-        var form: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if parts.count == 2 { form[parts[0]] = parts[1] }
-        }
-        return form
     }
 }

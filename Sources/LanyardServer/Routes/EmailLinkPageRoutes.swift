@@ -29,8 +29,7 @@ struct EmailLinkPageRoutes {
 
     @Sendable func confirm(_ request: Request, context: LanyardRequestContext) async throws -> Response {
         let token = try context.parameters.require("token")
-        let form = try await request.body.collect(upTo: 1024)
-        let typed = Self.formValue("match", in: String(buffer: form))
+        let typed = try await FormBody.read(request, upTo: 1024)["match"]
         switch try await EmailLinks(api.dependencies).confirm(token: token, typed: typed) {
         case .confirmed(let redirect):
             if let redirect {
@@ -109,14 +108,5 @@ struct EmailLinkPageRoutes {
                         headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: Self.policy(redirectTo: redirectTo),
                                   .cacheControl: "no-store", .init("Referrer-Policy")!: "no-referrer"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// One field of an `application/x-www-form-urlencoded` body.
-    static func formValue(_ name: String, in body: String) -> String? {
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.first == name { return parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : "" }
-        }
-        return nil
     }
 }

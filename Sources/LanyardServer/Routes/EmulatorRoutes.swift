@@ -35,7 +35,9 @@ struct EmulatorRoutes {
         router.get("_emulator/oidc/:name/.well-known/openid-configuration") { _, context in
             let provider = try emulated(context)
             let issuer = provider.issuer ?? MicrosoftIssuerTemplate.value
-            return try JSONResponse.make(DiscoveryDocument(issuer: issuer, jwksURI: baseURL + provider.keysPath),
+            let pages = baseURL + "/_emulator/oidc/" + provider.name
+            return try JSONResponse.make(DiscoveryDocument(issuer: issuer, jwksURI: baseURL + provider.keysPath,
+                                                           authorizationEndpoint: pages + "/authorize", tokenEndpoint: pages + "/token"),
                                          headers: [.cacheControl: "public, max-age=300"])
         }
         router.get("_emulator/oidc/:name/keys") { _, context in
@@ -81,11 +83,15 @@ enum MicrosoftIssuerTemplate {
 struct DiscoveryDocument: Encodable {
     var issuer: String
     var jwksURI: String
+    /// The emulator's sign-in page and token endpoint, for redirect sign-in.
+    var authorizationEndpoint: String
+    var tokenEndpoint: String
     var algorithms = ["ES256"]
 
     enum CodingKeys: String, CodingKey {
         case issuer
         case jwksURI = "jwks_uri"
+        case authorizationEndpoint = "authorization_endpoint", tokenEndpoint = "token_endpoint"
         case algorithms = "id_token_signing_alg_values_supported"
     }
 }

@@ -15,10 +15,11 @@ extension LanyardRuntime {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(metrics: metrics))
         let api = APIContext(dependencies: dependencies, trustedProxies: configuration.trustedProxies, metrics: metrics,
-                             appleCodes: appleCodes)
+                             appleCodes: appleCodes, redirectFlows: redirectFlows)
         AuthRoutes(api: api).register(on: router)
         MigrationRoutes(api: api).register(on: router)
         ProviderRoutes(api: api).register(on: router)
+        RedirectRoutes(api: api).register(on: router)
         // Always served: without an SMTP server outside dev mode, email answers UNSUPPORTED_PROVIDER.
         EmailRoutes(api: api).register(on: router)
         EmailLinkPageRoutes(api: api).register(on: router)
@@ -49,9 +50,14 @@ extension LanyardRuntime {
                            baseURL: Self.localBaseURL(configuration)).register(on: router)
             MailboxRoutes(api: api).register(on: router)
             if let legacyMinter { LegacyEmulatorRoutes(minter: legacyMinter).register(on: router) }
-            if let appleEmulator, let apple {
-                AppleEmulatorRoutes(apple: appleEmulator, team: apple.clientSecret, clock: dependencies.clock, minter: minter,
-                                    client: httpClient, serverURL: Self.localBaseURL(configuration)).register(on: router)
+            if let authorizationEmulator {
+                EmulatorAuthorizeRoutes(minter: minter, authorizations: authorizationEmulator,
+                                        oidcProviders: Self.emulatedOIDCProviders(configuration)).register(on: router)
+            }
+            if let appleEmulator, let apple, let authorizationEmulator {
+                AppleEmulatorRoutes(apple: appleEmulator, authorizations: authorizationEmulator, team: apple.clientSecret,
+                                    clock: dependencies.clock, minter: minter, client: httpClient,
+                                    serverURL: Self.localBaseURL(configuration)).register(on: router)
             }
         }
         return router

@@ -25,6 +25,10 @@ public struct LanyardRuntime: Sendable {
     public let apple: AppleLifecycle?
     /// Apple's side of the lifecycle, in dev mode.
     public let appleEmulator: AppleAccountEmulator?
+    /// Dev mode: the providers' sign-in pages and token endpoints for redirect sign-in.
+    public let authorizationEmulator: AuthorizationEmulator?
+    /// Redirect sign-in (reference section 23).
+    public let redirectFlows: RedirectFlows
     /// The queue of Apple authorization codes to redeem, with `apple`.
     let appleCodes: AppleCodeRedemptions?
     let httpClient: HTTPClient
@@ -59,12 +63,14 @@ public struct LanyardRuntime: Sendable {
         // What the bridge verifies with: as configured, or in dev mode the emulator's keys (reference section 24).
         var effective = configuration
         effective.migration = migrationSettings(configuration)
+        var authorizationEmulator: AuthorizationEmulator?
         if configuration.devMode {
             let keys = try EmulatorKeys.loadOrCreate(directory: configuration.dataDirectory, random: random)
             minter = TokenMinter(keys: keys, clock: clock)
             legacyMinter = LegacyTokenMinter(keys: keys, clock: clock, settings: effective.migration,
                                              baseURL: localBaseURL(configuration))
             appleEmulator = AppleAccountEmulator(keys: keys, random: random, clock: clock)
+            authorizationEmulator = AuthorizationEmulator(keys: keys, random: random, clock: clock)
         }
         // A client of its own: provider key fetches never queue behind other traffic in a shared pool. It follows
         // no redirect: key fetches check each one themselves (same scheme and host only), and webhooks and Apple's
@@ -101,9 +107,12 @@ public struct LanyardRuntime: Sendable {
             // Its own instance's mail wakes it at once; the poll is for retries and other instances' mail.
             pollInterval: .milliseconds(Int64(max(1, configuration.outboxPollInterval) * 1000)), metrics: metrics,
             logger: logger) : nil
+        let redirectFlows = RedirectFlows(dependencies, codes: AuthorizationCodes(client: httpClient),
+                                          appleSecret: apple?.clientSecret, masterKey: masterKey, issuer: issuer)
         return LanyardRuntime(configuration: configuration, issuer: issuer, database: database, dependencies: dependencies,
                               keyRing: keyRing, minter: minter, legacyMinter: legacyMinter, metrics: metrics, apple: apple,
-                              appleEmulator: appleEmulator,
+                              appleEmulator: appleEmulator, authorizationEmulator: authorizationEmulator,
+                              redirectFlows: redirectFlows,
                               appleCodes: apple.map { AppleCodeRedemptions(lifecycle: $0, metrics: metrics, logger: logger) },
                               httpClient: httpClient, logger: logger, changeHub: changeHub,
                               streamStalls: StreamStalls(timeout: .milliseconds(Int64(configuration.streamStallTimeout * 1000))),
@@ -138,19 +147,47 @@ public struct LanyardRuntime: Sendable {
         var google = ProviderSettings.google(clientIDs: configuration.googleClientIDs, jwksURL: configuration.googleJWKSURL,
                                              requiresNonce: configuration.googleRequiresNonce)
         var oidc = configuration.oidcProviders.compactMap(ProviderSettings.init)
+        let redirect = configuration.redirect
+        // Redirect sign-in's web clients (reference section 23); Apple's needs the team key of its lifecycle.
+        let appleKey = configuration.appleTeamID != nil || configuration.devMode
+        if let servicesID = redirect.appleServicesID, appleKey {
+            apple.redirect = .apple(servicesID: servicesID, servicesURL: configuration.appleServicesURL ?? "https://appleid.apple.com")
+        }
+        if let clientID = redirect.googleWebClientID, let secret = redirect.googleWebClientSecret {
+            google.redirect = .google(clientID: clientID, clientSecret: secret)
+        }
+        for index in oidc.indices {
+            let configured = configuration.oidcProviders.first { $0.name == oidc[index].provider.rawValue }
+            if let secret = configured?.clientSecret, let clientID = oidc[index].clientIDs.first, let discovery = configured?.discoveryURL {
+                oidc[index].redirect = RedirectClient(clientID: clientID, secret: .fixed(secret), endpoints: .discovery(discovery))
+            }
+        }
         if configuration.devMode {
             let base = localBaseURL(configuration)
+            let devSecret = AuthorizationEmulator.devClientSecret
             apple.jwksURL = base + EmulatedProvider.apple.keysPath
             apple.clientIDs.append(EmulatedProvider.apple.defaultClientID)
+            if apple.redirect == nil {
+                apple.redirect = .apple(servicesID: EmulatedProvider.apple.defaultClientID, servicesURL: base + "/_emulator/apple")
+            }
             google.jwksURL = base + EmulatedProvider.google.keysPath
             google.clientIDs.append(EmulatedProvider.google.defaultClientID)
+            if google.redirect == nil {
+                google.redirect = .google(clientID: EmulatedProvider.google.defaultClientID, clientSecret: devSecret,
+                                          authorization: base + "/_emulator/google/authorize", token: base + "/_emulator/google/token")
+            }
             let emulated = Dictionary(uniqueKeysWithValues: emulatedOIDCProviders(configuration).map { ($0.name, $0) })
             for index in oidc.indices {
                 guard let provider = emulated[oidc[index].provider.rawValue] else { continue }
                 oidc[index].jwksURL = base + provider.discoveryPath
                 oidc[index].clientIDs.append(provider.defaultClientID)
+                oidc[index].redirect = RedirectClient(clientID: provider.defaultClientID, secret: .fixed(devSecret),
+                                                      endpoints: .discovery(base + provider.discoveryPath))
             }
         }
+        // A web client's id is an audience its ID tokens carry: accepted like the app's own client ids.
+        if let id = apple.redirect?.clientID, !apple.clientIDs.contains(id) { apple.clientIDs.append(id) }
+        if let id = google.redirect?.clientID, !google.clientIDs.contains(id) { google.clientIDs.append(id) }
         return [apple, google] + oidc
     }
 

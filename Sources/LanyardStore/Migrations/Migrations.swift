@@ -509,6 +509,33 @@ public enum Migrations {
         Migration(version: 15, name: "an email link answers one number", statements: [
             "ALTER TABLE email_flows ADD COLUMN link_ended_at {int}",
         ]),
+        // Redirect sign-in (reference section 23): the flow lives in a row (its id is the provider's `state`),
+        // never in a cookie; after the callback it holds the proven identity, sealed, under a single-use code's hash.
+        Migration(version: 16, name: "redirect sign-in", statements: [
+            """
+            CREATE TABLE redirect_flows (
+                id TEXT PRIMARY KEY,
+                provider TEXT NOT NULL,
+                origin TEXT NOT NULL,
+                intent TEXT NOT NULL,
+                redirect_uri TEXT NOT NULL,
+                code_challenge TEXT NOT NULL,
+                client_state TEXT,
+                nonce TEXT NOT NULL,
+                user_id TEXT,
+                session_id TEXT,
+                created_at {int} NOT NULL,
+                expires_at {int} NOT NULL,
+                called_back_at {int},
+                code_hash TEXT,
+                code_expires_at {int},
+                sealed_identity {blob},
+                used_at {int}
+            )
+            """,
+            "CREATE UNIQUE INDEX redirect_flows_code ON redirect_flows (code_hash) WHERE code_hash IS NOT NULL",
+            "CREATE INDEX redirect_flows_expiry ON redirect_flows (expires_at)",
+        ]),
         // Switching day (reference section 24): an account may carry the id another system knew it by, unique per
         // source (the bridge's race ends on this index); imported accounts name their batch, so `undo` removes
         // exactly those. Partial indexes: the accounts Lanyard makes itself carry neither and cost nothing.

@@ -32,6 +32,8 @@ public struct LanyardConfiguration: Sendable {
     public var passkeys = PasskeySettings()
     /// Switching day: the bridge's keys, the legacy id claim (reference section 24).
     public var migration = MigrationSettings()
+    /// Redirect sign-in (reference section 23): where a flow may return to, and each provider's web client.
+    public var redirect = RedirectSettings()
     public var accessTokenTTL: TimeInterval = 900
     public var refreshTokenTTL: TimeInterval = 2_592_000
     public var refreshReuseGrace: TimeInterval = 10
@@ -104,6 +106,25 @@ public struct LanyardConfiguration: Sendable {
     public static func load(environment: [String: String]) throws(ConfigurationError) -> LanyardConfiguration {
         let reader = EnvironmentReader(environment: environment)
         var config = LanyardConfiguration()
+        config.devMode = try reader.flag("LANYARD_DEV") ?? false
+        try loadServer(reader, into: &config)
+        try loadProviders(reader, into: &config)
+        try loadSessions(reader, into: &config)
+        try loadLimits(reader, into: &config)
+        try loadSecrets(reader, into: &config)
+        try loadAppleLifecycle(reader, into: &config)
+        config.email = try EmailSettings.read(reader, devMode: config.devMode)
+        config.passkeys = try PasskeySettings.read(reader)
+        config.redirect = try RedirectSettings.read(reader, devMode: config.devMode)
+        config.migration = try MigrationSettings.read(reader)
+        config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
+        config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
+        try loadOperations(reader, into: &config)
+        return config
+    }
+
+    /// Where it listens and what it stores in: address, database, issuer.
+    private static func loadServer(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
         config.host = reader.string("LANYARD_HOST") ?? config.host
         config.port = try reader.integer("LANYARD_PORT", in: 0...65535) ?? config.port
         if let url = reader.string("LANYARD_DATABASE_URL") {
@@ -114,23 +135,54 @@ public struct LanyardConfiguration: Sendable {
             config.database = location
         }
         config.databasePoolSize = try reader.integer("LANYARD_DATABASE_POOL_SIZE", in: 1...500) ?? config.databasePoolSize
+        config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
         if let issuer = reader.string("LANYARD_ISSUER") {
             guard let url = URL(string: issuer), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw ConfigurationError(variable: "LANYARD_ISSUER", problem: "expected an http(s) URL")
             }
             config.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         }
+        config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
+    }
+
+    /// Apple's, Google's and the OpenID Connect providers' audiences, keys and nonce rules.
+    private static func loadProviders(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
         config.appleClientIDs = reader.list("LANYARD_APPLE_CLIENT_IDS")
         config.googleClientIDs = reader.list("LANYARD_GOOGLE_CLIENT_IDS")
         config.appleJWKSURL = try reader.url("LANYARD_APPLE_JWKS_URL") ?? config.appleJWKSURL
         config.googleJWKSURL = try reader.url("LANYARD_GOOGLE_JWKS_URL") ?? config.googleJWKSURL
         config.appleRequiresNonce = try reader.flag("LANYARD_APPLE_REQUIRE_NONCE") ?? false
         config.googleRequiresNonce = try reader.flag("LANYARD_GOOGLE_REQUIRE_NONCE") ?? false
+        config.oidcProviders = try OIDCProviderConfiguration.read(reader)
+        if !config.devMode, let unusable = config.oidcProviders.first(where: { $0.clientIDs.isEmpty }) {
+            throw ConfigurationError(variable: "LANYARD_OIDC_\(unusable.name.uppercased())_CLIENT_IDS",
+                                     problem: "is required for \(unusable.name) (the audiences its tokens are accepted for)")
+        }
+    }
+
+    /// Tokens' and sessions' lifetimes, keys' publication, streams and groups.
+    private static func loadSessions(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
         config.accessTokenTTL = try reader.seconds("LANYARD_ACCESS_TOKEN_TTL", minimum: 1) ?? config.accessTokenTTL
         config.refreshTokenTTL = try reader.seconds("LANYARD_REFRESH_TOKEN_TTL", minimum: 1) ?? config.refreshTokenTTL
         config.refreshReuseGrace = try reader.seconds("LANYARD_REFRESH_REUSE_GRACE", minimum: 0) ?? config.refreshReuseGrace
         config.reauthWindow = try reader.seconds("LANYARD_REAUTH_WINDOW", minimum: 1) ?? config.reauthWindow
         config.keyPublishDelay = try reader.seconds("LANYARD_KEY_PUBLISH_DELAY", minimum: 0) ?? config.keyPublishDelay
+        if let strategy = reader.string("LANYARD_USER_ID_STRATEGY") {
+            guard let parsed = UserIDStrategy(rawValue: strategy) else {
+                throw ConfigurationError(variable: "LANYARD_USER_ID_STRATEGY", problem: "expected random or derived")
+            }
+            config.userIDStrategy = parsed
+        }
+        config.streamMaxPerAccount = try reader.integer("LANYARD_STREAM_MAX_PER_ACCOUNT", in: 1...1000)
+            ?? config.streamMaxPerAccount
+        config.streamMax = try reader.integer("LANYARD_STREAM_MAX", in: 1...1_000_000) ?? config.streamMax
+        config.streamHeartbeat = try reader.seconds("LANYARD_STREAM_HEARTBEAT", minimum: 1) ?? config.streamHeartbeat
+        config.groupMaxMembers = try reader.integer("LANYARD_GROUP_MAX_MEMBERS", in: 2...10_000) ?? config.groupMaxMembers
+        config.groupsPerAccount = try reader.integer("LANYARD_GROUPS_PER_ACCOUNT", in: 1...1000) ?? config.groupsPerAccount
+    }
+
+    /// The rate limits.
+    private static func loadLimits(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
         if let value = reader.string("LANYARD_RATE_LIMITS") {
             switch value.lowercased() {
             case "on": config.rateLimits.enabled = true
@@ -143,6 +195,10 @@ public struct LanyardConfiguration: Sendable {
         config.rateLimits.signIn = try reader.rate("LANYARD_RATE_LIMIT_SIGNIN") ?? config.rateLimits.signIn
         config.rateLimits.adminKey = try reader.rate("LANYARD_RATE_LIMIT_ADMIN") ?? config.rateLimits.adminKey
         config.rateLimits.inviteCode = try reader.rate("LANYARD_RATE_LIMIT_INVITE") ?? config.rateLimits.inviteCode
+    }
+
+    /// The admin key, the master key, webhooks' target and secret.
+    private static func loadSecrets(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
         if let key = reader.string("LANYARD_ADMIN_KEY") {
             guard key.count >= minimumAdminKeyLength else {
                 throw ConfigurationError(variable: "LANYARD_ADMIN_KEY", problem: """
@@ -151,21 +207,6 @@ public struct LanyardConfiguration: Sendable {
             }
             config.adminKey = key
         }
-        config.streamMaxPerAccount = try reader.integer("LANYARD_STREAM_MAX_PER_ACCOUNT", in: 1...1000)
-            ?? config.streamMaxPerAccount
-        config.streamMax = try reader.integer("LANYARD_STREAM_MAX", in: 1...1_000_000) ?? config.streamMax
-        config.streamHeartbeat = try reader.seconds("LANYARD_STREAM_HEARTBEAT", minimum: 1) ?? config.streamHeartbeat
-        config.groupMaxMembers = try reader.integer("LANYARD_GROUP_MAX_MEMBERS", in: 2...10_000) ?? config.groupMaxMembers
-        config.groupsPerAccount = try reader.integer("LANYARD_GROUPS_PER_ACCOUNT", in: 1...1000) ?? config.groupsPerAccount
-        config.corsOrigins = try reader.list("LANYARD_CORS_ORIGINS").map { (text) throws(ConfigurationError) in
-            guard let origin = WebOrigin.canonical(text) else {
-                throw ConfigurationError(variable: "LANYARD_CORS_ORIGINS", problem: """
-                    expected exact origins such as https://app.example.com, comma separated, got \(text)
-                    """)
-            }
-            return origin
-        }
-        config.devMode = try reader.flag("LANYARD_DEV") ?? false
         if let key = reader.string("LANYARD_MASTER_KEY") {
             do {
                 _ = try MasterKey(base64: key)
@@ -176,18 +217,6 @@ public struct LanyardConfiguration: Sendable {
         } else if config.database.isPostgres {
             throw ConfigurationError(variable: "LANYARD_MASTER_KEY",
                                      problem: "is required with PostgreSQL (every instance needs the same one)")
-        }
-        if let strategy = reader.string("LANYARD_USER_ID_STRATEGY") {
-            guard let parsed = UserIDStrategy(rawValue: strategy) else {
-                throw ConfigurationError(variable: "LANYARD_USER_ID_STRATEGY", problem: "expected random or derived")
-            }
-            config.userIDStrategy = parsed
-        }
-        config.trustedProxies = try reader.list("LANYARD_TRUSTED_PROXIES").map { (text) throws(ConfigurationError) in
-            guard let cidr = CIDR(text) else {
-                throw ConfigurationError(variable: "LANYARD_TRUSTED_PROXIES", problem: "\(text) is not a CIDR")
-            }
-            return cidr
         }
         config.webhookURL = try reader.url("LANYARD_WEBHOOK_URL")
         if let secret = reader.string("LANYARD_WEBHOOK_SECRET") {
@@ -200,20 +229,25 @@ public struct LanyardConfiguration: Sendable {
             throw ConfigurationError(variable: "LANYARD_WEBHOOK_SECRET",
                                      problem: "is required with LANYARD_WEBHOOK_URL (deliveries are signed with it)")
         }
-        try loadAppleLifecycle(reader, into: &config)
-        config.oidcProviders = try OIDCProviderConfiguration.read(reader)
-        if !config.devMode, let unusable = config.oidcProviders.first(where: { $0.clientIDs.isEmpty }) {
-            throw ConfigurationError(variable: "LANYARD_OIDC_\(unusable.name.uppercased())_CLIENT_IDS",
-                                     problem: "is required for \(unusable.name) (the audiences its tokens are accepted for)")
-        }
-        config.email = try EmailSettings.read(reader, devMode: config.devMode)
-        config.passkeys = try PasskeySettings.read(reader)
-        config.migration = try MigrationSettings.read(reader)
         config.webhookTimeout = try reader.seconds("LANYARD_WEBHOOK_TIMEOUT", minimum: 1) ?? config.webhookTimeout
-        config.databaseTimeout = try reader.seconds("LANYARD_DATABASE_TIMEOUT", minimum: 1) ?? config.databaseTimeout
-        config.gotrueCompat = try reader.flag("LANYARD_GOTRUE_COMPAT")
-        config.gotrueAnonKey = reader.string("LANYARD_GOTRUE_ANON_KEY")
-        config.dataDirectory = reader.string("LANYARD_DATA_DIR") ?? config.dataDirectory
+    }
+
+    /// Who may call from a browser, which proxies are believed, the log, and tests' pause points.
+    private static func loadOperations(_ reader: EnvironmentReader, into config: inout LanyardConfiguration) throws(ConfigurationError) {
+        config.corsOrigins = try reader.list("LANYARD_CORS_ORIGINS").map { (text) throws(ConfigurationError) in
+            guard let origin = WebOrigin.canonical(text) else {
+                throw ConfigurationError(variable: "LANYARD_CORS_ORIGINS", problem: """
+                    expected exact origins such as https://app.example.com, comma separated, got \(text)
+                    """)
+            }
+            return origin
+        }
+        config.trustedProxies = try reader.list("LANYARD_TRUSTED_PROXIES").map { (text) throws(ConfigurationError) in
+            guard let cidr = CIDR(text) else {
+                throw ConfigurationError(variable: "LANYARD_TRUSTED_PROXIES", problem: "\(text) is not a CIDR")
+            }
+            return cidr
+        }
         let pauses = reader.list("LANYARD_TEST_PAUSE_AT")
         if !pauses.isEmpty {
             guard config.devMode else {
@@ -235,7 +269,6 @@ public struct LanyardConfiguration: Sendable {
             }
             config.logLevel = level
         }
-        return config
     }
 }
 

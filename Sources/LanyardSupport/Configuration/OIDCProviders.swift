@@ -14,6 +14,10 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
     public var displayName: String
     /// Microsoft only: `common`, `consumers`, `organizations` or tenant ids.
     public var tenants: [String]
+    /// `LANYARD_OIDC_<NAME>_CLIENT_SECRET`: the secret of its first client id, for redirect sign-in (section 23).
+    public var clientSecret: String?
+    /// The discovery document whose `authorization_endpoint` and `token_endpoint` redirect sign-in uses.
+    public var discoveryURL: String?
 
     public init(name: String, issuer: String?, clientIDs: [String], jwksURL: String, requiresNonce: Bool,
                 displayName: String, tenants: [String] = []) {
@@ -62,7 +66,7 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
         }
         // A variable of a provider that is not in the list is a typo or a forgotten name: say so at start-up.
         let prefixes = providers.map { "LANYARD_OIDC_\($0.name.uppercased())_" }
-        let suffixes = ["ISSUER", "CLIENT_IDS", "JWKS_URL", "NONCE", "DISPLAY_NAME", "TENANTS"]
+        let suffixes = ["ISSUER", "CLIENT_IDS", "JWKS_URL", "NONCE", "DISPLAY_NAME", "TENANTS", "CLIENT_SECRET"]
         for variable in reader.environment.keys.sorted() where variable.hasPrefix("LANYARD_OIDC_") && variable != "LANYARD_OIDC_PROVIDERS" {
             guard reader.string(variable) != nil else { continue }
             if !prefixes.contains(where: { variable.hasPrefix($0) && suffixes.contains(String(variable.dropFirst($0.count))) }) {
@@ -92,6 +96,7 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
         var provider = OIDCProviderConfiguration(
             name: name, issuer: configuredIssuer, clientIDs: reader.list(prefix + "CLIENT_IDS"), jwksURL: configuredKeys ?? "",
             requiresNonce: requiresNonce, displayName: reader.string(prefix + "DISPLAY_NAME") ?? "", tenants: tenants)
+        provider.clientSecret = reader.string(prefix + "CLIENT_SECRET")
         switch name {
         case "microsoft":
             guard configuredIssuer == nil else {
@@ -105,6 +110,9 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
                                          problem: "expected common, consumers, organizations, or tenant ids separated by commas")
             }
             provider.jwksURL = configuredKeys ?? microsoftKeys
+            // The sign-in page of the tenants allowed: one tenant's own, else the audience word Microsoft takes.
+            let authority = tenants.count == 1 ? tenants[0].lowercased() : (tenants.isEmpty ? "common" : "organizations")
+            provider.discoveryURL = "https://login.microsoftonline.com/\(authority)/v2.0/.well-known/openid-configuration"
             if provider.displayName.isEmpty { provider.displayName = "Microsoft" }
         case "facebook":
             provider.issuer = configuredIssuer ?? facebookIssuer
@@ -119,6 +127,7 @@ public struct OIDCProviderConfiguration: Sendable, Equatable {
             }
             let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
             provider.jwksURL = configuredKeys ?? trimmed + "/.well-known/openid-configuration"
+            provider.discoveryURL = trimmed + "/.well-known/openid-configuration"
             if provider.displayName.isEmpty { provider.displayName = name.prefix(1).uppercased() + name.dropFirst() }
         }
         if let configuredKeys, !isSecureOrLocal(configuredKeys) {

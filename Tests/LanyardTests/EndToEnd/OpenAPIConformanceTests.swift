@@ -53,6 +53,15 @@ import Testing
         }
 
         func session(_ answer: TestResponse) throws -> Session { try Session(answer) }
+
+        /// A browser's step: nothing followed, a form when given; `url` is a path or this server's full URL.
+        @discardableResult
+        func navigate(_ method: HTTPMethod, _ url: String, form: [(String, String)]? = nil) async throws -> TestResponse {
+            let full = url.hasPrefix("http") ? url : server.baseURL + url
+            let answer = try await TestHTTP.send(method, full, form: form, followingRedirects: false)
+            log.record(method, String(full.dropFirst(server.baseURL.count)), answer)
+            return answer
+        }
     }
 
     /// The session an access token speaks for (its `sid` claim).
@@ -82,6 +91,7 @@ import Testing
             try await Self.goTrue(client)
             try await Self.email(client)
             try await Self.passkeys(client)
+            try await Self.redirects(client)
             try await Self.switchingDay(client)
 
             #expect(log.problems == [], "\(log.problems.joined(separator: "\n"))")
@@ -403,6 +413,76 @@ import Testing
         try await client.send(.DELETE, "/auth/v1/user/identities/nothing", bearer: linkedToken)
         try await client.send(.POST, "/auth/v1/token?grant_type=refresh_token", ["refresh_token": refreshToken])
         #expect(try await client.send(.POST, "/auth/v1/logout", bearer: linkedToken).status == 204)
+    }
+
+    /// Redirect sign-in (reference section 23): both starts, both callbacks (a query and Apple's form_post), the
+    /// exchange for a session and for a link, GoTrue's PKCE flow, and the refusals a browser or an app sees.
+    static func redirects(_ client: CheckedClient) async throws {
+        let server = client.server
+        let app = "http://127.0.0.1:9/app"  // dev mode lets a loopback page be the target
+        let browser = RedirectBrowser(server)
+        func field(_ url: String?, _ name: String) -> String? {
+            url.flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == name }?.value }
+        }
+        /// The provider's page answered and its way back taken: where the browser lands.
+        func pickAndReturn(_ page: String, sub: String) async throws -> TestResponse {
+            let components = try #require(URLComponents(string: page))
+            let kept = ["client_id", "redirect_uri", "state", "nonce", "response_mode", "scope"].map { ($0, field(page, $0) ?? "") }
+            let answer = try await client.navigate(.POST, page, form: kept + [("sub", sub), ("email", "\(sub)@example.com")])
+            if answer.status == 302 { return try await client.navigate(.GET, try #require(answer.location)) }
+            #expect(components.path.contains("apple"))
+            let form = try RedirectBrowser.autoSubmittedForm(answer.text)
+            return try await client.navigate(.POST, form.action, form: form.fields)
+        }
+        let query = TestHTTP.formEncoded([("redirect_uri", app), ("code_challenge", browser.challenge),
+                                          ("code_challenge_method", "S256"), ("state", "s")])
+        #expect(try await client.navigate(.GET, "/v1/auth/authorize/google?redirect_uri=https://evil.example&code_challenge=x").status == 400)
+        let started = try await client.navigate(.GET, "/v1/auth/authorize/google?" + query)
+        #expect(started.status == 302)
+        try await client.navigate(.GET, try #require(started.location))
+        let back = try await pickAndReturn(try #require(started.location), sub: "redirected")
+        let code = try #require(field(back.location, "code"))
+        let signedIn = try await client.send(.POST, "/v1/auth/token", ["grant_type": "authorization_code", "code": code,
+                                                                     "code_verifier": browser.verifier, "redirect_uri": app])
+        let session = try client.session(signedIn)
+        #expect(try await client.send(.POST, "/v1/auth/token", ["grant_type": "authorization_code", "code": code,
+                                                              "code_verifier": browser.verifier, "redirect_uri": app])
+            .errorReason == "used")
+        try await client.send(.POST, "/v1/auth/token", ["grant_type": "password"])
+        try await client.navigate(.GET, "/v1/auth/callback/google?state=forged&code=x")
+        try await client.navigate(.POST, "/v1/auth/callback/apple", form: [("state", "forged"), ("code", "x")])
+        try await client.navigate(.POST, "/v1/auth/callback/apple", form: [("code", "x")])
+
+        // An app opens the page itself: Apple, by form_post; then a link by a session.
+        let apple = RedirectBrowser(server)
+        let asked = try await client.send(.POST, "/v1/auth/authorize/apple", ["redirect_uri": app, "code_challenge": apple.challenge])
+        let appleBack = try await pickAndReturn(try #require(asked.json["url"] as? String), sub: "redirected-apple")
+        #expect(try await client.send(.POST, "/v1/auth/token", ["grant_type": "authorization_code",
+                                                              "code": try #require(field(appleBack.location, "code")),
+                                                              "code_verifier": apple.verifier, "redirect_uri": app]).status == 200)
+        try await client.send(.POST, "/v1/auth/authorize/apple", ["redirect_uri": app, "code_challenge": apple.challenge,
+                                                                  "intent": "link"])
+        let linker = RedirectBrowser(server)
+        let linkAsked = try await client.send(.POST, "/v1/auth/authorize/apple", [
+            "redirect_uri": app, "code_challenge": linker.challenge, "intent": "link"], bearer: session.accessToken)
+        let linkBack = try await pickAndReturn(try #require(linkAsked.json["url"] as? String), sub: "redirected-link")
+        let linked = try await client.send(.POST, "/v1/auth/token", ["grant_type": "authorization_code",
+                                                                    "code": try #require(field(linkBack.location, "code")),
+                                                                    "code_verifier": linker.verifier, "redirect_uri": app],
+                                                        bearer: session.accessToken)
+        #expect(linked.json["linked_providers"] as? [String] == ["google", "apple"], "\(linked.text)")
+
+        // GoTrue's PKCE flow.
+        let supabase = RedirectBrowser(server)
+        #expect(try await client.navigate(.GET, "/auth/v1/authorize?provider=google&redirect_to=\(app)").status == 400)
+        let goTrue = try await client.navigate(.GET, "/auth/v1/authorize?" + TestHTTP.formEncoded([
+            ("provider", "google"), ("redirect_to", app), ("code_challenge", supabase.challenge), ("code_challenge_method", "s256")]))
+        let goTrueBack = try await pickAndReturn(try #require(goTrue.location), sub: "redirected-supabase")
+        let exchanged = try await client.send(.POST, "/auth/v1/token?grant_type=pkce", [
+            "auth_code": try #require(field(goTrueBack.location, "code")), "code_verifier": supabase.verifier])
+        #expect(exchanged.status == 200, "\(exchanged.text)")
+        try await client.navigate(.POST, "/auth/v1/callback", form: [("state", "forged"), ("code", "x")])
+        try await client.navigate(.GET, "/auth/v1/callback?state=forged")
     }
 
     /// Passkeys (reference section 19): both ceremonies, refusals, the account's list, an operator's view.

@@ -120,6 +120,13 @@ import LanyardSupport
                 ("/_emulator/firebase/id-token", "post"), ("/_emulator/firebase/keys", "get"),
                 ("/_emulator/supabase/access-token", "post"), ("/_emulator/supabase/auth/v1/.well-known/jwks.json", "get"),
                 ("/_emulator/clerk/session-token", "post"), ("/_emulator/clerk/.well-known/jwks.json", "get"),
+                ("/v1/auth/authorize/{provider}", "get"), ("/v1/auth/authorize/{provider}", "post"),
+                ("/v1/auth/callback/{provider}", "get"), ("/v1/auth/callback/{provider}", "post"), ("/v1/auth/token", "post"),
+                ("/auth/v1/authorize", "get"), ("/auth/v1/callback", "get"), ("/auth/v1/callback", "post"),
+                ("/_emulator/apple/auth/authorize", "get"), ("/_emulator/apple/auth/authorize", "post"),
+                ("/_emulator/google/authorize", "get"), ("/_emulator/google/authorize", "post"), ("/_emulator/google/token", "post"),
+                ("/_emulator/oidc/{name}/authorize", "get"), ("/_emulator/oidc/{name}/authorize", "post"),
+                ("/_emulator/oidc/{name}/token", "post"),
             ]
             for (path, method) in expected {
                 #expect(paths[path]?[method] != nil, "\(method.uppercased()) \(path) is missing from /openapi.json")

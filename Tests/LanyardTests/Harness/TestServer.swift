@@ -168,9 +168,13 @@ enum TestHTTP {
     /// gets the server's answer (a 503 included), never the client's deadline; only a hang reaches it.
     static let timeout: TimeAmount = .seconds(90)
 
+    /// A client that hands a 3xx back as it is, as a test of redirects reads it.
+    static let notFollowing = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                         configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
     static func send(_ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, rawBody: String? = nil,
-                     bearer: String? = nil, headers: [String: String] = [:],
-                     timeout: TimeAmount = TestHTTP.timeout) async throws -> TestResponse {
+                     form: [(String, String)]? = nil, bearer: String? = nil, headers: [String: String] = [:],
+                     followingRedirects: Bool = true, timeout: TimeAmount = TestHTTP.timeout) async throws -> TestResponse {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
@@ -181,11 +185,26 @@ enum TestHTTP {
         } else if let rawBody {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: rawBody))
+        } else if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: formEncoded(form)))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let client = followingRedirects ? HTTPClient.shared : notFollowing
+        let response = try await client.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 4 << 20)
         return TestResponse(status: Int(response.status.code), headers: response.headers,
                             body: Data(body.readableBytesView))
+    }
+}
+
+extension TestHTTP {
+    /// `application/x-www-form-urlencoded`, as a browser encodes a form.
+    static func formEncoded(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._*")
+        return fields.map { name, value in
+            [name, value].map { ($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") }.joined(separator: "=")
+        }.joined(separator: "&")
     }
 }
 
@@ -200,6 +219,9 @@ struct TestResponse: @unchecked Sendable {
     }
 
     var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Where a 3xx sends the browser.
+    var location: String? { headers.first(name: "location") }
 
     var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
     var errorCode: String? { error["code"] as? String }

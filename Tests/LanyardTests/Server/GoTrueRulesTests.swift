@@ -57,7 +57,7 @@ import Testing
 
     @Test func unsupportedPathsNameTheirFeature() {
         #expect(GoTrueError.unsupported(method: "POST", path: "/auth/v1/magiclink").message.hasPrefix("Passwords, magic links and phone sign-in"))
-        #expect(GoTrueError.unsupported(method: "GET", path: "/auth/v1/authorize").message.hasPrefix("OAuth redirects"))
+        #expect(GoTrueError.unsupported(method: "POST", path: "/auth/v1/factors").message.hasPrefix("Multi-factor authentication"))
         #expect(GoTrueError.unsupported(method: "GET", path: "/auth/v1/admin/users").message.hasPrefix("GoTrue's admin API"))
         #expect(GoTrueError.unsupported(method: "GET", path: "/auth/v1/odd").message.hasPrefix("GET /auth/v1/odd"))
     }

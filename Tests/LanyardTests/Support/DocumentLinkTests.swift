@@ -85,7 +85,8 @@ import Testing
         let folder = Self.root.appendingPathComponent("Sources/LanyardSupport/Configuration")
         let configuration = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
             .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
-        let read = Set(configuration.matches(of: /"(LANYARD_[A-Z0-9_]+)"/).map { String($0.1) })
+        // A prefix (`"LANYARD_OIDC_"`) is not a variable: a name ends in a letter or digit.
+        let read = Set(configuration.matches(of: /"(LANYARD_[A-Z0-9_]*[A-Z0-9])"/).map { String($0.1) })
         let tableRows = reference.split(separator: "\n").filter { $0.hasPrefix("| `LANYARD_") }.joined(separator: "\n")
         #expect(!read.isEmpty)
         for variable in read.sorted() {

@@ -24,6 +24,12 @@ async function everything(): Promise<void> {
   await lanyard.signInWithApple({ idToken: "t", nonce: nonce.raw, firstName: "Ada", lastName: "L" });
   await lanyard.signInWithIdToken({ provider: "microsoft", idToken: "t" });
   await lanyard.signInAnonymously();
+  const { url } = await lanyard.signInWithRedirect("apple", { redirectTo: "https://app.example.com/in", navigate: false });
+  await lanyard.signInWithRedirect("google", { intent: "link", navigate: (to) => window.open(to) });
+  await lanyard.signInWithRedirect("microsoft");
+  const returned = await lanyard.handleRedirect({ url });
+  if (returned) console.log(returned.user.display_name, returned.mergedFrom);
+  await lanyard.handleRedirect();
   const me = await lanyard.me();
   console.log(me.linked_providers, me.recovery?.methods);
   await lanyard.updateProfile({ displayName: null });

@@ -54,6 +54,8 @@ export const ErrorCode = Object.freeze({
   INVALID_CODE: "INVALID_CODE",
   EMAIL_NOT_CONFIRMED: "EMAIL_NOT_CONFIRMED",
   INVALID_PASSKEY: "INVALID_PASSKEY",
+  INVALID_REDIRECT_URI: "INVALID_REDIRECT_URI",
+  INVALID_GRANT: "INVALID_GRANT",
   INTERNAL_ERROR: "INTERNAL_ERROR",
   // The client's own: no answer from the server says these.
   NOT_SIGNED_IN: "NOT_SIGNED_IN",
@@ -242,6 +244,66 @@ function fromBase64URL(text) {
   return bytes.buffer;
 }
 
+/** `bytes` random bytes, base64url: a PKCE verifier (32 bytes: 43 characters) or a state. */
+function randomToken(bytes) {
+  const random = new Uint8Array(bytes);
+  globalThis.crypto.getRandomValues(random);
+  return toBase64URL(random);
+}
+
+// MARK: Redirect sign-in's helpers
+
+/** Where a redirect flow is kept, under its state, until its answer arrives. */
+const REDIRECT_KEY = "redirect:";
+/** How long a started flow is worth keeping: the server's flow lives 10 minutes. */
+const REDIRECT_LIFETIME = 15 * 60_000;
+/** The parameters of a redirect answer, removed from the address once handled. */
+const REDIRECT_PARAMETERS = ["code", "state", "error", "error_description", "error_uri"];
+
+/** This page without its query and fragment: the default `redirectTo`. */
+function currentPage() {
+  const location = globalThis.location;
+  return location?.origin && location.origin !== "null" ? location.origin + location.pathname : null;
+}
+
+function browserNavigation() {
+  const location = globalThis.location;
+  if (typeof location?.assign !== "function") {
+    throw new TypeError("No browser page to navigate: pass { navigate: (url) => … } to open the provider's page yourself");
+  }
+  return (url) => location.assign(url);
+}
+
+/** Takes the answer's parameters off the page's address (a reload must not present the code again). */
+function forgetRedirectAnswer(address) {
+  const history = globalThis.history;
+  if (typeof history?.replaceState !== "function" || globalThis.location?.href !== address.href) return;
+  const clean = new URL(address.href);
+  for (const name of REDIRECT_PARAMETERS) clean.searchParams.delete(name);
+  try {
+    history.replaceState(history.state, "", clean.href);
+  } catch {
+    // A sandboxed page may refuse; the code is spent either way.
+  }
+}
+
+/** The error an OAuth `error` sent back to the app stands for (RFC 6749 4.1.2.1, as Lanyard's callback passes it on). */
+function redirectRefusal(error, description) {
+  const details = { error, ...(description ? { error_description: description } : {}) };
+  if (error === "access_denied" && description) {
+    // The provider's ID token was refused (another audience, another nonce): description is the reason.
+    return new LanyardError("INVALID_PROVIDER_TOKEN", "The sign-in couldn't be verified. Please try again.",
+      { details: { ...details, reason: description } });
+  }
+  if (error === "access_denied" || error === "user_cancelled_authorize") {
+    return new LanyardError("ABORTED", "The sign-in was cancelled.", { details: { ...details, reason: "cancelled" } });
+  }
+  if (error === "temporarily_unavailable" || error === "server_error") {
+    return new LanyardError("PROVIDER_UNAVAILABLE", "Signing in is temporarily unavailable. Please try again in a moment.", { details });
+  }
+  return new LanyardError("INVALID_REQUEST", description || `The provider refused the sign-in (${error}).`, { details });
+}
+
 /**
  * A nonce for Sign in with Apple or Google: give `hashed` (or `raw`) to the provider's button, and `raw` to Lanyard,
  * which accepts a token carrying either.
@@ -358,6 +420,7 @@ class Client {
   #tabID = randomID();
   #fetch;
   #authenticator;
+  /** @type {{ href: string, result: Promise<any> } | null} */ #redirectInFlight = null;
 
   constructor(options) {
     if (!options || !options.url) throw new TypeError("createClient needs { url }: the Lanyard server, such as https://auth.example.com");
@@ -479,11 +542,107 @@ class Client {
     return this.#adopt(payload);
   }
 
-  // Redirect sign-in (reference section 23: GET /v1/auth/authorize/{provider} with PKCE, then POST /v1/auth/token)
-  // arrives with the server's support for it. Its place is here, beside the other sign-ins:
-  //   signInWithRedirect(provider, { redirectTo }): a PKCE verifier kept in the storage, the browser sent to authorize;
-  //   handleRedirect(): on the page the provider returns to, `code` and `state` from the URL traded for a session
-  //   through `signInWith("POST", "/v1/auth/token", …)`, so a guest's bearer upgrades or merges as here.
+  // MARK: Redirect sign-in (reference section 23)
+
+  /**
+   * Sends the browser to the provider's sign-in page (Apple, Google, any OpenID Connect provider the server offers),
+   * with PKCE: a verifier and a `state` kept in the storage under the state, the S256 challenge in the URL. The
+   * provider comes back through Lanyard to `redirectTo`, where `handleRedirect()` finishes. `intent: "link"` adds the
+   * provider to the signed-in account instead (the flow is started with the session's bearer).
+   */
+  async signInWithRedirect(provider, { redirectTo, intent = "signin", navigate = true } = {}) {
+    if (!provider) throw new TypeError("signInWithRedirect needs a provider, such as \"apple\"");
+    const target = redirectTo ?? currentPage();
+    if (!target) throw new TypeError("signInWithRedirect needs { redirectTo }: the page handleRedirect() runs on");
+    if (intent !== "signin" && intent !== "link") throw new TypeError("intent is \"signin\" or \"link\"");
+    const go = navigate === true ? browserNavigation() : navigate;
+    await this.#ready;
+    const verifier = randomToken(32);
+    const challenge = toBase64URL(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+    const state = randomToken(16);
+    const path = `/v1/auth/authorize/${segment(provider)}`;
+    let url;
+    if (intent === "link") {
+      // Linking acts on the signed-in account: the flow is bound to this session, so only the POST can start it.
+      const answer = await this.request("POST", path, {
+        body: { redirect_uri: target, code_challenge: challenge, code_challenge_method: "S256", state, intent },
+      });
+      url = answer.url;
+    } else {
+      const query = new URLSearchParams({ redirect_uri: target, code_challenge: challenge, code_challenge_method: "S256", state });
+      url = `${this.url}${path}?${query}`;
+    }
+    await this.#forgetOldRedirects();
+    await this.#store.write(this.#keys.prefix + REDIRECT_KEY + state,
+      { provider: String(provider), verifier, redirectTo: target, intent, at: Date.now() });
+    if (go) go(url);
+    return { url };
+  }
+
+  /**
+   * On the page the provider returned to: trades the URL's `code` for a session (a guest's bearer goes along, so a
+   * guest upgrades or merges; other tabs hear the sign-in), or finishes a link. The URL's parameters and the stored
+   * verifier are removed either way. Answers null when the URL carries no redirect answer.
+   */
+  async handleRedirect({ url } = {}) {
+    const href = url ?? globalThis.location?.href;
+    if (!href) return null;
+    const address = new URL(String(href));
+    const parameters = address.searchParams;
+    const state = parameters.get("state");
+    if (state === null || (!parameters.has("code") && !parameters.has("error"))) return null;
+    // The same answer handled twice at once (a framework running the page's effect twice) is exchanged once.
+    if (this.#redirectInFlight?.href === address.href) return this.#redirectInFlight.result;
+    const result = this.#finishRedirect(address, state);
+    this.#redirectInFlight = { href: address.href, result };
+    return result;
+  }
+
+  async #finishRedirect(address, state) {
+    await this.#ready;
+    const parameters = address.searchParams;
+    const key = this.#keys.prefix + REDIRECT_KEY + state;
+    const flow = await this.#store.read(key);
+    // The code is single-use: whatever happens next, this page must not present it again.
+    await this.#store.write(key, null);
+    forgetRedirectAnswer(address);
+    if (!flow || typeof flow !== "object" || typeof flow.verifier !== "string") {
+      throw new LanyardError("INVALID_GRANT", "This sign-in was not started in this browser, or it already finished. Please start again.",
+        { details: { reason: "state" } });
+    }
+    const error = parameters.get("error");
+    if (error !== null) throw redirectRefusal(error, parameters.get("error_description"));
+    const body = { grant_type: "authorization_code", code: parameters.get("code") ?? "", code_verifier: flow.verifier,
+      redirect_uri: flow.redirectTo };
+    if (flow.intent !== "link") return this.#signInWith("POST", "/v1/auth/token", body);
+    // A link is finished by the session that started it; the code is presented once, without a retry that would
+    // find it spent.
+    const answer = await this.#send("POST", "/v1/auth/token", { body, bearer: await this.getAccessToken() });
+    const user = answer.user ?? await this.request("GET", "/v1/users/me");
+    await this.#updateUser({ ...user, linked_providers: answer.linked_providers ?? user.linked_providers },
+      [["LINKED", { provider: flow.provider }]]);
+    return { session: this.#session, user: this.user, isNewUser: false, mergedFrom: null };
+  }
+
+  /** Drops flows that were started and never came back (the person closed the provider's page). */
+  async #forgetOldRedirects() {
+    const storage = this.#store.storage;
+    if (typeof storage.key !== "function" || typeof storage.length !== "number") return;
+    const prefix = this.#keys.prefix + REDIRECT_KEY;
+    const names = [];
+    try {
+      for (let index = 0; index < storage.length; index++) {
+        const name = storage.key(index);
+        if (typeof name === "string" && name.startsWith(prefix)) names.push(name);
+      }
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const flow = await this.#store.read(name);
+      if (flow === null || (flow && !(Date.now() - flow.at < REDIRECT_LIFETIME))) await this.#store.write(name, null);
+    }
+  }
 
   /** Sends a sign-in request (with a guest's bearer when a guest session is held) and adopts its session. */
   async #signInWith(method, path, body) {

@@ -142,6 +142,9 @@ class LanyardClient(
     /** Groups for family sharing (reference section 14). */
     val groups: LanyardGroups = LanyardGroups(this)
 
+    /** Redirect sign-in's flows, kept in the [sessionStore] while the browser is away. */
+    private val redirects = RedirectSignIn(this)
+
     // Sign-in
 
     /**
@@ -200,6 +203,45 @@ class LanyardClient(
      */
     suspend fun providers(): List<OfferedProvider> =
         decode(send(ApiRequest("GET", "v1/providers"), null), ListSerializer(OfferedProvider.serializer()))
+
+    /**
+     * Redirect sign-in (reference section 23), its first half: the URL of [provider]'s own sign-in page to open in a
+     * browser (Custom Tabs on Android, the system browser on a desktop), for providers without a native button here:
+     * Apple on Android, a company's Microsoft tenant. A PKCE verifier and a `state` wait in the [sessionStore] until
+     * [completeSignIn] (so an app the system ended meanwhile still finishes); only the verifier's SHA-256 leaves the
+     * device. [redirectUri] is the app's own address the browser comes back to, exactly one of the server's
+     * `LANYARD_REDIRECT_URIS` (`com.example.app:/callback`, or an App Link). With [RedirectIntent.LINK] the flow is
+     * started with the session's bearer and adds the provider to the signed-in account; an unlisted [redirectUri]
+     * then throws [LanyardException.InvalidRedirectUri] (a sign-in's browser shows the server's page naming it).
+     *
+     * ```kotlin
+     * val url = client.authorizationUrl(Provider.Apple, "com.example.app:/callback")
+     * CustomTabsIntent.Builder().build().launchUrl(activity, Uri.parse(url))
+     * ```
+     */
+    suspend fun authorizationUrl(provider: Provider, redirectUri: String, intent: RedirectIntent = RedirectIntent.SIGNIN): String =
+        redirects.authorizationUrl(provider, redirectUri, intent)
+
+    /**
+     * Redirect sign-in's second half: [fromUrl] is the address the browser came back to
+     * (`com.example.app:/callback?code=…&state=…`). Its `state` must be of a flow this device started
+     * ([LanyardException.InvalidGrant] with reason `state` otherwise, before anything is sent); its `code` is traded,
+     * with the kept verifier, for a session (a held guest upgrades or merges, [SignInResult.mergedFrom]) or, for a
+     * link, the provider joins the account ([AuthEvent.Linked]). The flow is forgotten whatever the outcome; the same
+     * URL handed over twice is exchanged once. Throws [LanyardException.SignInCancelled] when the person declined at
+     * the provider, [LanyardException.InvalidGrant] (`expired`, `used`, `verifier`, `redirect_uri`),
+     * [LanyardException.InvalidProviderToken], [LanyardException.ProviderConflict] (a link to someone else's account),
+     * and `IllegalArgumentException` for a URL that carries no answer at all.
+     *
+     * ```kotlin
+     * override fun onNewIntent(intent: Intent) {
+     *     super.onNewIntent(intent)
+     *     val url = intent.data?.toString() ?: return
+     *     lifecycleScope.launch { runCatching { client.completeSignIn(url) }.onFailure { showError(it.message) } }
+     * }
+     * ```
+     */
+    suspend fun completeSignIn(fromUrl: String): SignInResult = redirects.complete(fromUrl)
 
     private suspend fun signIn(provider: Provider, body: SignInBody): SignInResult {
         val request = ApiRequest("POST", "v1/auth/signin/${segment(provider.name)}", json(SignInBody.serializer(), body))

@@ -236,10 +236,26 @@ sealed class LanyardException(message: String, cause: Throwable? = null) : Excep
         override val code get() = "INVALID_REDIRECT_URI"
     }
 
-    /** `INVALID_GRANT` (redirect sign-in): the code `expired`, was `used`, or the `verifier` or `redirect_uri` is wrong. */
-    class InvalidGrant(val reason: String) : LanyardException("That sign-in took too long or was already used. Please try again.") {
+    /**
+     * `INVALID_GRANT` (redirect sign-in): the code `expired`, was `used`, or the `verifier` or `redirect_uri` is not the
+     * flow's; or, from the client itself, `state`: the URL answers no flow this device started (another device's, one
+     * already finished), and nothing was sent. Start the sign-in again.
+     */
+    class InvalidGrant(val reason: String) : LanyardException(
+        when (reason) {
+            "expired" -> "That sign-in took too long. Please try again."
+            "state" -> "This sign-in wasn't started here, or it already finished. Please start again."
+            else -> "That sign-in can't be finished. Please start again."
+        }
+    ) {
         override val code get() = "INVALID_GRANT"
     }
+
+    /**
+     * Redirect sign-in: the person declined at the provider's page ([error] is the provider's, `access_denied` or Apple's
+     * `user_cancelled_authorize`). Nothing changed; no server code stands for it.
+     */
+    class SignInCancelled(val error: String) : LanyardException("The sign-in was cancelled.")
 
     /** `INTERNAL_ERROR`: something went wrong on the server. */
     class InternalError : LanyardException("Something went wrong on our side. Please try again.") {

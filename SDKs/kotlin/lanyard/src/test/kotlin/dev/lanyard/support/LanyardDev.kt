@@ -125,6 +125,69 @@ class LanyardDev(private val settings: Map<String, String> = emptyMap()) : AutoC
         return connection.responseCode.also { connection.disconnect() }
     }
 
+    /**
+     * A person on the provider's page, as a browser would be: follows Lanyard's 302 to the emulator's page, submits its
+     * form with [person] (`sub`, `email`, Apple's `given_name`/`family_name`, or `nonce_override`/`aud` for a token
+     * that is not the flow's), follows the answer back to Lanyard's callback (Google's 302; Apple's `form_post` page,
+     * whose hidden fields are posted as its script would) and answers where the callback sends the browser: the app's
+     * `redirect_uri?code=…&state=…`. With [cancel] the person declines (the provider sends `error=access_denied`).
+     */
+    fun throughProvider(url: String, person: Map<String, String> = emptyMap(), cancel: Boolean = false): String {
+        var page = url
+        var answer = browse("GET", page)
+        var hops = 0
+        while (answer.status == 302 && hops++ < 5) {
+            page = URL(URL(page), answer.location!!).toString()
+            answer = browse("GET", page)
+        }
+        check(answer.status == 200 && answer.text.contains("id=\"continue\"")) { "not the provider's page: ${answer.status} ${answer.text.take(300)}" }
+        val fields = hiddenFields(answer.text)
+        val back = if (cancel) {
+            browse("GET", fields.getValue("redirect_uri") + "?" + form(mapOf("state" to fields.getValue("state"), "error" to "access_denied")))
+        } else {
+            val picked = browse("POST", page, form(fields + person))
+            if (picked.status == 302) {
+                browse("GET", URL(URL(page), picked.location!!).toString())
+            } else {
+                // Apple: a page whose script posts the form to Lanyard's callback.
+                val action = Regex("<form id=\"form_post\" method=\"post\" action=\"([^\"]+)\"").find(picked.text)
+                    ?: error("no form_post: ${picked.status} ${picked.text.take(300)}")
+                browse("POST", unescape(action.groupValues[1]), form(hiddenFields(picked.text)))
+            }
+        }
+        check(back.status == 302) { "the callback answered ${back.status}: ${back.text.take(300)}" }
+        return back.location!!
+    }
+
+    private class Page(val status: Int, val location: String?, val text: String)
+
+    /** One request as a browser makes it: no redirect followed, a form posted as `application/x-www-form-urlencoded`. */
+    private fun browse(method: String, url: String, form: String? = null): Page {
+        val connection = URL(url).openConnection() as HttpURLConnection
+        connection.requestMethod = method
+        connection.instanceFollowRedirects = false
+        connection.connectTimeout = 5_000
+        connection.readTimeout = 30_000
+        if (form != null) {
+            connection.doOutput = true
+            connection.setRequestProperty("Content-Type", "application/x-www-form-urlencoded")
+            connection.outputStream.use { it.write(form.toByteArray()) }
+        }
+        val status = connection.responseCode
+        val text = (if (status >= 400) connection.errorStream else connection.inputStream)?.use { it.readBytes().decodeToString() } ?: ""
+        return Page(status, connection.getHeaderField("Location"), text).also { connection.disconnect() }
+    }
+
+    private fun form(fields: Map<String, String>) =
+        fields.entries.joinToString("&") { (name, value) -> URLEncoder.encode(name, "UTF-8") + "=" + URLEncoder.encode(value, "UTF-8") }
+
+    private fun hiddenFields(html: String): Map<String, String> =
+        Regex("<input type=\"hidden\" name=\"([^\"]+)\" value=\"([^\"]*)\">").findAll(html)
+            .associate { it.groupValues[1] to unescape(it.groupValues[2]) }
+
+    private fun unescape(text: String) = text.replace("&quot;", "\"").replace("&#39;", "'").replace("&lt;", "<")
+        .replace("&gt;", ">").replace("&amp;", "&")
+
     /** How many refresh requests the server has answered (its Prometheus counter, any status). */
     fun refreshRequests(): Int = metric("lanyard_http_requests_total{method=\"POST\",route=\"/v1/auth/refresh\",")
 
