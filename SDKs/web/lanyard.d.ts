@@ -191,6 +191,12 @@ export interface User {
 export interface Me extends User {
   linked_providers: ProviderName[];
   recovery?: { methods: number };
+  /**
+   * The id the system the app moved from knew this account by (a Firebase uid, a Supabase user id, a Clerk `user_…`),
+   * and that system's name; null for an account Lanyard made itself (reference section 24).
+   */
+  legacy_id?: string | null;
+  legacy_source?: string | null;
 }
 
 /** The session a client holds and stores: the server's session response, with `expires_at` (Unix seconds). */
@@ -530,6 +536,54 @@ export interface LanyardClient {
    * ```
    */
   signInAnonymously(): Promise<SignInResult>;
+
+  /**
+   * Switching day (reference section 24): the bridge from Firebase Auth. Sends the signed-in user's current Firebase
+   * ID token once (`POST /v1/auth/migrate/firebase`) and signs in with the Lanyard session it answers, as any sign-in
+   * does: stored, other tabs told, `SIGNED_IN`. No sign-in screen: the account imported with that uid answers (or
+   * one made from the token's Apple and Google identities; an anonymous Firebase user comes across as a guest), and
+   * `me()` shows the uid as `legacy_id`.
+   *
+   * A signed-in (not guest) session held already crossed, or signed in another way: it is answered as is
+   * (`isNewUser: false`) and nothing is sent, so an app may call this on every start until it drops the old SDK. A
+   * guest held is refused (`INVALID_REQUEST`, `details.reason: "guest_session"`): the bridge cannot bring a guest's
+   * data along, so bridge before starting a guest, or sign the guest out first. Throws `LanyardError`:
+   * `INVALID_PROVIDER_TOKEN` (`details.reason`: `expired`, `issuer` for another project, `signature`, `malformed`…),
+   * `NOT_FOUND` (`reason: "not_imported"`), `PROVIDER_CONFLICT` (its identities are another legacy account's),
+   * `ACCOUNT_DISABLED`, `UNSUPPORTED_PROVIDER` (the server has no Firebase project configured).
+   *
+   * ```js
+   * const old = getAuth().currentUser;
+   * if (old && !lanyard.session) {
+   *   await lanyard.migrateFromFirebase(await old.getIdToken());
+   *   await signOut(getAuth()); // the old session's work is done
+   * }
+   * ```
+   */
+  migrateFromFirebase(idToken: string): Promise<SignInResult>;
+
+  /**
+   * The bridge from Supabase Auth, as `migrateFromFirebase` (the same rules for a session held): the signed-in user's
+   * current access token. An anonymous Supabase user comes across as a guest; `INVALID_PROVIDER_TOKEN` with
+   * `role` for the anon key, `signature` for another project's secret.
+   *
+   * ```js
+   * const { data } = await supabase.auth.getSession();
+   * if (data.session && !lanyard.session) await lanyard.migrateFromSupabase(data.session.access_token);
+   * ```
+   */
+  migrateFromSupabase(accessToken: string): Promise<SignInResult>;
+
+  /**
+   * The bridge from Clerk, as `migrateFromFirebase` (the same rules for a session held): the signed-in user's current
+   * session token. The user must have been imported (`NOT_FOUND`, `reason: "not_imported"`, otherwise);
+   * `INVALID_PROVIDER_TOKEN` with `impersonation`, `pending` or `audience` (a JWT template's token).
+   *
+   * ```js
+   * if (Clerk.session && !lanyard.session) await lanyard.migrateFromClerk(await Clerk.session.getToken());
+   * ```
+   */
+  migrateFromClerk(sessionToken: string): Promise<SignInResult>;
 
   /**
    * Redirect sign-in (reference section 23): sends the browser to the provider's own page (Apple, Google, any OpenID

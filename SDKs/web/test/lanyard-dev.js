@@ -73,6 +73,20 @@ export class LanyardDev {
   }
 
   /**
+   * The old system's session token (reference section 24): `firebase`'s ID token, `supabase`'s access token, `clerk`'s
+   * session token, minted by the emulator with `claims` (`identities`, `sign_in_provider`, `is_anonymous`, `email`,
+   * `expires_in`, `iat`, `aud`, `iss`, `impersonated_by`…) and verified by the bridge through the production path.
+   */
+  async legacyToken(source, sub, claims = {}) {
+    const path = { firebase: "firebase/id-token", supabase: "supabase/access-token", clerk: "clerk/session-token" }[source];
+    const answer = await fetch(`${this.base}/_emulator/${path}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ sub, ...claims }) });
+    if (!answer.ok) throw new Error(`${source} token: ${answer.status} ${await answer.text()}`);
+    const body = await answer.json();
+    return body.id_token ?? body.access_token ?? body.session_token;
+  }
+
+  /**
    * A person on the provider's page, as a browser would be: follows Lanyard's 302 to the emulator's page, submits its
    * form with `person` (`sub`, `email`, Apple's `given_name`/`family_name`, or `nonce_override`/`aud` for a token
    * that is not the flow's), follows the answer back to Lanyard's callback (Google's 302, Apple's auto-submitted

@@ -3,7 +3,7 @@
 // each declared call exists on the module at run time.
 import {
   createClient, createNonce, ErrorCode, EventStreamParser, LanyardError, MemoryStorage, version,
-  type AuthChangeEvent, type Change, type LanyardClient, type Session,
+  type AuthChangeEvent, type Change, type LanyardClient, type Session, type SignInResult,
 } from "../../lanyard.js";
 
 async function everything(): Promise<void> {
@@ -32,6 +32,12 @@ async function everything(): Promise<void> {
   await lanyard.handleRedirect();
   const me = await lanyard.me();
   console.log(me.linked_providers, me.recovery?.methods);
+  const crossed: SignInResult = await lanyard.migrateFromFirebase("firebase-id-token");
+  console.log(crossed.isNewUser, crossed.user.is_anonymous);
+  await lanyard.migrateFromSupabase("supabase-access-token");
+  await lanyard.migrateFromClerk("clerk-session-token");
+  const legacyID: string | null | undefined = me.legacy_id;
+  console.log(legacyID ?? me.id, me.legacy_source);
   await lanyard.updateProfile({ displayName: null });
   await lanyard.link({ provider: "google", idToken: "t" });
   await lanyard.unlink("google");

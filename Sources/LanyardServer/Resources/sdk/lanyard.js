@@ -542,6 +542,44 @@ class Client {
     return this.#adopt(payload);
   }
 
+  // MARK: Switching day (reference section 24)
+
+  /** The bridge from Firebase Auth: the signed-in user's current ID token (`getIdToken()`) for a Lanyard session. */
+  async migrateFromFirebase(idToken) {
+    return this.#migrate("firebase", "id_token", idToken, "migrateFromFirebase");
+  }
+
+  /** The bridge from Supabase Auth: the signed-in user's current access token (`session.access_token`). */
+  async migrateFromSupabase(accessToken) {
+    return this.#migrate("supabase", "access_token", accessToken, "migrateFromSupabase");
+  }
+
+  /** The bridge from Clerk: the signed-in user's current session token (`session.getToken()`). */
+  async migrateFromClerk(sessionToken) {
+    return this.#migrate("clerk", "session_token", sessionToken, "migrateFromClerk");
+  }
+
+  /**
+   * Sends the old system's session once and adopts the Lanyard session it answers, as any sign-in does (stored, other
+   * tabs told, `SIGNED_IN`). A signed-in account held already crossed (or signed in another way): it is answered as
+   * is, with no request, so the app may call this on every start until the old SDK is gone. A guest held is refused:
+   * the bridge cannot bring a guest's data along, and replacing it would lose that data.
+   */
+  async #migrate(source, field, token, call) {
+    if (typeof token !== "string" || token === "") throw new TypeError(`${call} needs the old system's token, a string`);
+    await this.#ready;
+    const held = this.#session;
+    if (held && !held.user?.is_anonymous) {
+      return { session: held, user: held.user, isNewUser: false, mergedFrom: null };
+    }
+    if (held) {
+      throw new LanyardError("INVALID_REQUEST", "A guest session is held: bridge the old session before starting a guest, or sign the guest out first.",
+        { details: { field: "session", reason: "guest_session" } });
+    }
+    const payload = await this.request("POST", `/v1/auth/migrate/${source}`, { body: { [field]: token }, auth: false });
+    return this.#adopt(payload);
+  }
+
   // MARK: Redirect sign-in (reference section 23)
 
   /**
