@@ -194,6 +194,72 @@ class LanyardClient(
     suspend fun signInAnonymously(): SignInResult =
         adopt(decode(send(ApiRequest("POST", "v1/auth/anonymous"), null), SessionResponse.serializer()))
 
+    // Switching day (reference section 24)
+
+    /**
+     * The bridge from Firebase Auth: sends the signed-in user's current Firebase ID token once
+     * (`POST /v1/auth/migrate/firebase`) and signs in with the Lanyard session it answers, as any sign-in does (stored,
+     * [AuthEvent.SignedIn]), with no sign-in screen. The account imported with that uid answers; otherwise one is made
+     * from the token's Apple and Google identities, and an anonymous Firebase user comes across as a guest.
+     * [me]'s [User.legacyId] is then the Firebase uid your backend keys its data by.
+     *
+     * A signed-in (not guest) session held already crossed, or signed in another way: it is answered as is
+     * (`isNewUser` false) and nothing is sent, so the app may call this on every start until it drops the Firebase SDK.
+     * A guest held is refused with [LanyardException.InvalidRequest] (field `session`, reason `guest_session`): the
+     * bridge cannot bring a guest's data along, so bridge before starting a guest, or sign the guest out first.
+     * Throws [LanyardException.InvalidProviderToken] (`expired`, `issuer` for another project, `signature`,
+     * `malformed`…), [LanyardException.NotFound] (a user no import brought and the token cannot describe),
+     * [LanyardException.ProviderConflict] (its identities are another legacy account's),
+     * [LanyardException.AccountDisabled], [LanyardException.UnsupportedProvider] (no Firebase project configured).
+     *
+     * ```kotlin
+     * val old = Firebase.auth.currentUser
+     * if (old != null && client.currentUser == null) {
+     *     client.migrateFromFirebase(old.getIdToken(false).await().token!!)
+     *     Firebase.auth.signOut() // the old session's work is done
+     * }
+     * ```
+     */
+    suspend fun migrateFromFirebase(idToken: String): SignInResult = migrate("firebase", "id_token", idToken)
+
+    /**
+     * The bridge from Supabase Auth, as [migrateFromFirebase] (the same rules for a session held): the signed-in user's
+     * current access token. An anonymous Supabase user comes across as a guest; the anon key is refused
+     * ([LanyardException.InvalidProviderToken] with reason `role`).
+     *
+     * ```kotlin
+     * supabase.auth.currentSessionOrNull()?.let { client.migrateFromSupabase(it.accessToken) }
+     * ```
+     */
+    suspend fun migrateFromSupabase(accessToken: String): SignInResult = migrate("supabase", "access_token", accessToken)
+
+    /**
+     * The bridge from Clerk, as [migrateFromFirebase] (the same rules for a session held): the signed-in user's current
+     * session token. The user must have been imported ([LanyardException.NotFound] otherwise); impersonation, pending
+     * sessions and JWT templates' tokens are refused ([LanyardException.InvalidProviderToken]).
+     *
+     * ```kotlin
+     * Clerk.session?.fetchToken()?.jwt?.let { client.migrateFromClerk(it) }
+     * ```
+     */
+    suspend fun migrateFromClerk(sessionToken: String): SignInResult = migrate("clerk", "session_token", sessionToken)
+
+    private suspend fun migrate(source: String, field: String, token: String): SignInResult {
+        require(token.isNotEmpty()) { "the old system's token is empty" }
+        val held = synchronized(lock) { session }
+        if (held != null) {
+            if (held.user.isAnonymous) {
+                throw LanyardException.InvalidRequest(
+                    "session", "guest_session",
+                    "A guest session is held: bridge the old session before starting a guest, or sign the guest out first.",
+                )
+            }
+            return SignInResult(held.user, false, null)
+        }
+        val body = buildJsonObject { put(field, JsonPrimitive(token)) }.toString()
+        return adopt(decode(send(ApiRequest("POST", "v1/auth/migrate/$source", body), null), SessionResponse.serializer()))
+    }
+
     /**
      * The providers the server offers, in its order: which sign-in buttons to show.
      *

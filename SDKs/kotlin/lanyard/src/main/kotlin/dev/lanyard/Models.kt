@@ -69,6 +69,18 @@ data class User(
     val email: String? = null,
     /** The account's sign-in methods, oldest link first. */
     val identities: List<Identity> = emptyList(),
+    /**
+     * The id the system the app moved from knew this account by (a Firebase uid, a Supabase user id, a Clerk
+     * `user_…`), in [LanyardClient.me]'s answer (a sign-in's or a refresh's user leaves it null); null for an account
+     * Lanyard made itself (reference section 24).
+     *
+     * ```kotlin
+     * val backendID = client.me().let { it.legacyId ?: it.id }
+     * ```
+     */
+    @SerialName("legacy_id") val legacyId: String? = null,
+    /** The system [legacyId] is of: `firebase`, `supabase`, `clerk`, `auth0` or a name of Lanyard's import lines. */
+    @SerialName("legacy_source") val legacySource: String? = null,
 ) {
     /** The sign-in methods as a settings screen lists them, oldest first, the primary one marked. */
     val linkedProviders: List<LinkedProvider>

@@ -98,6 +98,18 @@ class LanyardDev(private val settings: Map<String, String> = emptyMap()) : AutoC
         return answer.json.jsonObject["id_token"]!!.jsonPrimitive.content
     }
 
+    /**
+     * The old system's session token (reference section 24): `firebase`'s ID token, `supabase`'s access token, `clerk`'s
+     * session token, minted by the emulator with [claims] (`identities`, `sign_in_provider`, `is_anonymous`, `email`,
+     * `expires_in`, `iat`, `aud`, `iss`, `impersonated_by`…) and verified by the bridge through the production path.
+     */
+    fun legacyToken(source: String, sub: String, claims: Map<String, JsonElement> = emptyMap()): String {
+        val path = mapOf("firebase" to "firebase/id-token", "supabase" to "supabase/access-token", "clerk" to "clerk/session-token")
+        val answer = request("POST", "/_emulator/${path.getValue(source)}", JsonObject(mapOf("sub" to JsonPrimitive(sub)) + claims).toString())
+        check(answer.status == 200) { "the emulator did not mint a $source token: ${answer.text}" }
+        return answer.obj.values.single().jsonPrimitive.content
+    }
+
     /** The newest mail to [address] in the dev mailbox, once it is there: its code and link. */
     fun mail(address: String): Mail {
         val deadline = System.currentTimeMillis() + 30_000
