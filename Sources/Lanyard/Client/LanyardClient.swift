@@ -57,6 +57,8 @@ public actor LanyardClient {
     nonisolated let liveFeed = LiveFeed()
     var session: StoredSession?
     var refreshTask: Task<StoredSession, any Error>?
+    /// The redirect answer being (or last) exchanged: the same address handed over again gets its result.
+    var redirectInFlight: (callbackURL: URL, result: Task<SignInResult, any Error>)?
 
     /// A client for the server at `url`, restoring the session `storage` holds (without a request).
     ///
@@ -175,8 +177,13 @@ public actor LanyardClient {
     }
 
     private func signIn(_ credential: ProviderCredential, fullName: PersonNameComponents?) async throws -> SignInResult {
-        let request = try APIRequest("POST", "v1/auth/signin/\(credential.provider.rawValue)",
-                                     json: SignInBody(credential, fullName: fullName))
+        try await signIn(sending: try APIRequest("POST", "v1/auth/signin/\(credential.provider.rawValue)",
+                                                 json: SignInBody(credential, fullName: fullName)))
+    }
+
+    /// Sends a sign-in `request` (with a held guest's bearer, so the guest upgrades or merges) and holds the session
+    /// it answers.
+    func signIn(sending request: APIRequest) async throws -> SignInResult {
         let payload: SessionResponse
         if let guest = session, guest.user.isAnonymous, let bearer = try await guestBearer() {
             payload = try await sendAuthorized(request, firstBearer: bearer, as: SessionResponse.self)

@@ -92,6 +92,9 @@ public enum LanyardError: Error, Sendable, Equatable {
     /// `INVALID_GRANT`: redirect sign-in's code could not be exchanged (`expired`, `used`, `verifier`,
     /// `redirect_uri`); start the sign-in again.
     case invalidGrant(reason: String)
+    /// Redirect sign-in: the person declined at the provider, or closed its page (`access_denied`, Apple's
+    /// `user_cancelled_authorize`). Nothing changed; stay on the sign-in screen.
+    case signInCancelled
     /// `SERVICE_UNAVAILABLE`: the server cannot reach its database right now; try again after `retryAfter`.
     case serviceUnavailable(retryAfter: TimeInterval?)
     /// `INTERNAL_ERROR`, or a code this version of the SDK does not know.
@@ -200,6 +203,7 @@ extension LanyardError: LocalizedError {
             }
         case .invalidRedirectURI: "This app's sign-in page is not set up on the server."
         case .invalidGrant: "That sign-in didn't finish. Please try again."
+        case .signInCancelled: "The sign-in was cancelled."
         case .serviceUnavailable: "The service is temporarily unavailable. Please try again in a moment."
         case .server: "Something went wrong on our side. Please try again."
         case .network: "You appear to be offline. Check your connection and try again."

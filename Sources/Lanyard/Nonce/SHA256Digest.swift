@@ -1,6 +1,6 @@
 #if !canImport(CryptoKit)
 /// SHA-256 (FIPS 180-4) where CryptoKit is missing (Linux), so the SDK needs nothing beyond Foundation.
-/// Only `AppleNonce` uses it, on short inputs.
+/// Only `AppleNonce` and PKCE's challenge use it, on short inputs.
 enum SHA256Digest {
     private static let roundConstants: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

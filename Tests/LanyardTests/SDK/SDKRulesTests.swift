@@ -31,6 +31,8 @@ import Testing
         ("ACCOUNT_DISABLED", 403, "{}", .accountDisabled),
         ("ACCOUNT_DISABLED", 403, #"{"reason": "other_account"}"#, .otherAccountDisabled),
         ("MERGE_CONFLICT", 409, #"{"reason": "reverted"}"#, .mergeConflict(reason: "reverted", mergedInto: nil, providers: [])),
+        ("INVALID_REDIRECT_URI", 400, "{}", .invalidRedirectURI),
+        ("INVALID_GRANT", 400, #"{"reason": "verifier"}"#, .invalidGrant(reason: "verifier")),
         ("SERVICE_UNAVAILABLE", 503, "{}", .serviceUnavailable(retryAfter: nil)),
         ("INTERNAL_ERROR", 500, "{}", .server(status: 500, code: "INTERNAL_ERROR", message: "server says")),
     ]
@@ -63,6 +65,33 @@ import Testing
         #expect(LanyardError.decode(status: 418, body: Self.envelope("TEAPOT"), headers: [:])
             == .server(status: 418, code: "TEAPOT", message: "server says"))
         #expect(LanyardError.decode(status: 204, body: Data(), headers: [:]) == nil)
+    }
+
+    /// The OAuth `error` a redirect brings back to the app, as the web and Kotlin SDKs read it.
+    @Test func aRedirectsErrorMapsToTheCaseTheOtherSDKsThrow() throws {
+        func refusal(_ query: String) throws -> LanyardError? {
+            let url = try #require(URL(string: "com.example.app:/callback?state=s&" + query))
+            return try #require(RedirectAnswer(url)).refusal
+        }
+        #expect(try refusal("error=access_denied") == .signInCancelled)
+        #expect(try refusal("error=user_cancelled_authorize") == .signInCancelled)
+        #expect(try refusal("error=access_denied&error_description=audience") == .invalidProviderToken(reason: "audience"))
+        #expect(try refusal("error=temporarily_unavailable&error_description=token%20endpoint%20down") == .providerUnavailable)
+        #expect(try refusal("error=server_error") == .providerUnavailable)
+        #expect(try refusal("error=invalid_scope&error_description=no%20such%20scope")
+            == .invalidRequest(field: nil, message: "no such scope"))
+        #expect(try refusal("error=unauthorized_client") == .invalidRequest(field: nil, message: "The provider refused the sign-in (unauthorized_client)."))
+        #expect(try refusal("code=c0de") == nil)
+        // An address with neither a code nor an error carries no answer.
+        #expect(RedirectAnswer(URL(string: "com.example.app:/callback?state=s")!) == nil)
+        #expect(LanyardError.signInCancelled.errorDescription == "The sign-in was cancelled.")
+    }
+
+    @Test func pkcesChallengeIsTheBase64URLSHA256OfTheVerifier() {
+        // RFC 7636, appendix B.
+        #expect(PKCE.challenge(for: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        let verifiers = (0..<100).map { _ in PKCE.randomToken(bytes: 32) }
+        #expect(Set(verifiers).count == 100 && verifiers.allSatisfy { $0.count == 43 && !$0.contains("=") })
     }
 
     @Test func appleNonceHashIsTheSHA256HexOfTheRawValue() {
