@@ -389,6 +389,109 @@ class ConsoleTests(unittest.TestCase):
                                             browser.find_elements(By.CSS_SELECTOR, "tr[data-delivery-id]")))
         self.assertIn("next try", self.browser.find_element(By.CSS_SELECTOR, "tr[data-delivery-id]").text)
 
+    def test_an_operator_follows_an_import_opens_its_report_and_undoes_it(self):
+        base = SERVER["base"]
+        admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        with open(os.path.join(ROOT, "Tests", "Fixtures", "imports", "lanyard.jsonl"), "rb") as fixture:
+            lines = fixture.read()
+        dry = httpx.post(f"{base}/v1/admin/imports?dry_run=1", content=lines, headers=admin)
+        self.assertEqual(dry.status_code, 200, dry.text)
+        self.assertIsNone(dry.json()["batch_id"])
+        imported = httpx.post(f"{base}/v1/admin/imports", content=lines, headers=admin)
+        self.assertEqual(imported.status_code, 201, imported.text)
+        report = imported.json()
+        batch = report["batch_id"]
+        self.assertEqual(report["created"], 11)
+        conflicts = sum(report["conflict_counts"].values())
+        self.assertEqual(report["conflict_counts"], {"unverified_email": 1})  # Elif never verified her address
+
+        # Bruno's updated app sends its Firebase session once (the bridge): he has crossed; nobody else has yet.
+        bruno_uid = "wpprNZm3luJOtUNdxSyClVIOH3i0"
+        token = httpx.post(f"{base}/_emulator/firebase/id-token", json={
+            "sub": bruno_uid, "identities": {"google.com": ["104918273645091827364"]}, "sign_in_provider": "google.com",
+            "email": "bruno.okafor@example.com", "email_verified": True, "name": "Bruno Okafor"})
+        token.raise_for_status()
+        crossed = httpx.post(f"{base}/v1/auth/migrate/firebase", json={"id_token": token.json()["id_token"]})
+        self.assertEqual(crossed.status_code, 200, crossed.text)
+        bruno = crossed.json()
+        sources = {row["source"]: row for row in
+                   httpx.get(f"{base}/v1/admin/imports", headers=admin).json()["sources"]}
+        self.assertEqual((sources["firebase"]["accounts"], sources["firebase"]["signed_in"]), (10, 1))
+
+        self.type_key(ADMIN_KEY)
+        self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "tr[data-user-id]")))
+        # The user page says which system knew the account, and by which id.
+        self.browser.get(f"{base}/admin#/users/{bruno['user']['id']}")
+        legacy = self.wait.until(EC.visibility_of_element_located((By.ID, "legacy")))
+        self.assertEqual(legacy.find_element(By.CSS_SELECTOR, ".legacy-id").text, bruno_uid)
+        self.assertEqual(legacy.find_element(By.CSS_SELECTOR, ".legacy-source").text, "Firebase")
+        self.assertEqual(legacy.get_attribute("data-legacy-source"), "firebase")
+        # A part the page leaves out (a passkeys or merges card) is left out, not printed as "null".
+        self.assertNotIn("null", self.browser.find_element(By.ID, "view").text.split())
+        self.screenshot("14-legacy-id")
+
+        # The Imports page: the switching-day counts, and the batch.
+        self.browser.find_element(By.ID, "nav-imports").click()
+        firebase = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#crossing [data-source=firebase]")))
+        self.assertEqual(firebase.find_element(By.CSS_SELECTOR, ".crossed").text, "1")
+        self.assertIn("of 10", firebase.text)
+        self.assertEqual(firebase.find_element(By.CSS_SELECTOR, ".waiting").text, "9")
+        supabase = self.browser.find_element(By.CSS_SELECTOR, "#crossing [data-source=supabase]")
+        self.assertEqual((supabase.find_element(By.CSS_SELECTOR, ".crossed").text,
+                          supabase.find_element(By.CSS_SELECTOR, ".waiting").text), ("0", "1"))
+        row = self.browser.find_element(By.CSS_SELECTOR, f"tr[data-batch-id='{batch}']")
+        self.assertEqual(row.get_attribute("data-undone"), "false")
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, ".created").text, "11")
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, ".signed-in").text, "1")
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, ".conflicts").text, str(conflicts))
+        self.assertEqual(row.find_element(By.CSS_SELECTOR, ".warnings").text, str(len(report["warnings"])))
+        self.assertIn("Imported", row.text)
+        self.screenshot("15-imports")
+
+        # Its report, conflicts line by line.
+        row.click()
+        self.wait.until(EC.visibility_of_element_located((By.ID, "batch-title")))
+        self.assertIn(batch, self.browser.find_element(By.ID, "view").text)
+        self.assertEqual(self.browser.find_element(By.CSS_SELECTOR, "[data-stat=read] .value").text, str(report["read"]))
+        shown = self.browser.find_elements(By.CSS_SELECTOR, "#conflicts tr[data-conflict-kind]")
+        self.assertEqual([element.get_attribute("data-conflict-kind") for element in shown],
+                         [conflict["kind"] for conflict in report["conflicts"]])
+        unverified = self.browser.find_element(By.CSS_SELECTOR, "#conflicts tr[data-conflict-kind=unverified_email]")
+        self.assertIn("30aaukUcwWyrawdiCSaeZHaeFLB1", unverified.text)
+        self.assertIn("elif.kaya@example.com was never verified", unverified.text)
+        for provider, count in report["identities"].items():
+            self.assertIn(f"{provider} {count}", self.browser.find_element(By.ID, "report-identities").text)
+        self.screenshot("16-import-report")
+
+        # Undo: refused, since Bruno has signed in; nothing removed.
+        self.browser.find_element(By.ID, "undo").click()
+        self.confirm()
+        refusal = self.wait.until(EC.visibility_of_element_located((By.ID, "undo-refused")))
+        self.assertIn("1 account of this batch has been signed into", refusal.text)
+        self.screenshot("17-undo-refused")
+        self.assertIsNone(httpx.get(f"{base}/v1/admin/imports/{batch}", headers=admin).json()["undone_at"])
+        me = httpx.get(f"{base}/v1/users/me", headers={"Authorization": f"Bearer {bruno['access_token']}"})
+        self.assertEqual(me.status_code, 200)
+
+        # Forced: all eleven go, Bruno's session with his account.
+        refusal.find_element(By.ID, "force-undo").click()
+        self.confirm()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "batch-state"), "Undone"))
+        self.assertIn("Removed 11 accounts", self.browser.find_element(By.ID, "undo-result").text)
+        self.assertNotIn("null", self.browser.find_element(By.ID, "view").text.split())
+        self.assertIn("11 accounts removed", self.browser.find_element(By.ID, "undone").text)
+        self.assertFalse(self.browser.find_elements(By.ID, "undo"))
+        self.screenshot("18-import-undone")
+        me = httpx.get(f"{base}/v1/users/me", headers={"Authorization": f"Bearer {bruno['access_token']}"})
+        self.assertEqual(me.status_code, 401)
+        self.assertEqual(httpx.get(f"{base}/v1/admin/users?legacy_id={bruno_uid}", headers=admin).json()["users"], [])
+
+        # Back on the list, the batch is marked undone.
+        self.browser.find_element(By.CSS_SELECTOR, "a.back").click()
+        row = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, f"tr[data-batch-id='{batch}']")))
+        self.assertEqual(row.get_attribute("data-undone"), "true")
+        self.assertIn("Undone", row.text)
+
     @staticmethod
     def session_id(session):
         import base64

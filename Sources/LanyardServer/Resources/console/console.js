@@ -32,6 +32,7 @@ class APIError extends Error {
     super(body?.error?.message || `The server answered ${status}`);
     this.status = status;
     this.code = body?.error?.code;
+    this.details = body?.error?.details || {};
   }
 }
 
@@ -108,7 +109,8 @@ function confirmDialog(title, text, action) {
 
 function show(...children) {
   const view = $("#view");
-  view.replaceChildren(...children);
+  // A part a view leaves out is null: replaceChildren would print it as the text "null".
+  view.replaceChildren(...children.flat().filter((child) => child !== undefined && child !== null && child !== false));
   view.hidden = false;
 }
 
@@ -162,7 +164,8 @@ async function loadUsers(results) {
         onclick: () => { location.hash = `#/users/${user.id}`; },
         onkeydown: (event) => { if (event.key === "Enter") location.hash = `#/users/${user.id}`; } },
       h("td", {}, h("div", {}, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)")),
-        h("div", { class: "muted mono" }, user.id)),
+        h("div", { class: "muted mono" }, user.id),
+        user.legacy_id ? h("div", { class: "muted legacy" }, `${sourceName(user.legacy_source)}: `, h("span", { class: "mono" }, user.legacy_id)) : null),
       h("td", {}, user.email || h("span", { class: "muted" }, "—")),
       h("td", {}, user.providers.length ? user.providers.map(provider) : h("span", { class: "muted" }, "none")),
       h("td", {}, statusBadge(user)),
@@ -288,7 +291,10 @@ async function userView(id) {
   show(h("a", { href: "#/users", class: "back" }, "← Users"),
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "user-title" }, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)"), " ", statusBadge(user)),
-        h("p", { class: "muted" }, h("span", { class: "mono" }, user.id), ` · created ${when(user.created_at)} · active ${ago(user.last_active_at)}`)),
+        h("p", { class: "muted" }, h("span", { class: "mono" }, user.id), ` · created ${when(user.created_at)} · active ${ago(user.last_active_at)}`),
+        user.legacy_id ? h("p", { class: "muted", id: "legacy", "data-legacy-source": user.legacy_source }, "Known to ",
+          h("strong", { class: "legacy-source" }, sourceName(user.legacy_source)),
+          " as ", h("span", { class: "mono legacy-id" }, user.legacy_id)) : null),
       h("div", { class: "actions" }, recovery, disable, signOutAll, remove)),
     actionError,
     identities.length === 1 ? h("p", { class: "notice", id: "single-method" },
@@ -459,6 +465,158 @@ async function providersView() {
       : [empty("No providers", "Set LANYARD_APPLE_CLIENT_IDS, LANYARD_GOOGLE_CLIENT_IDS or LANYARD_OIDC_PROVIDERS.")]));
 }
 
+// MARK: Imports (switching day)
+
+const SOURCE_NAMES = { firebase: "Firebase", supabase: "Supabase", clerk: "Clerk", auth0: "Auth0", jsonl: "Lanyard lines" };
+function sourceName(source) { return SOURCE_NAMES[source] || source; }
+
+function conflictTotal(report) {
+  return report ? Object.values(report.conflict_counts || {}).reduce((sum, count) => sum + count, 0) : 0;
+}
+
+function batchState(batch) {
+  return batch.undone_at ? h("span", { class: "badge disabled", id: "batch-state", "data-undone": "true" }, "Undone")
+    : h("span", { class: "badge active", id: "batch-state" }, "Imported");
+}
+
+function plural(count, word) { return `${count.toLocaleString()} ${word}${count === 1 ? "" : "s"}`; }
+
+/** Per legacy source, how many accounts have signed in to Lanyard (by the bridge or a provider) and how many not yet. */
+function crossingCard(count) {
+  const waiting = count.accounts - count.signed_in;
+  return h("div", { class: "stat crossing", "data-source": count.source },
+    h("div", { class: "label" }, sourceName(count.source)),
+    h("div", { class: "value" }, h("span", { class: "crossed" }, count.signed_in.toLocaleString()),
+      h("span", { class: "of muted" }, ` of ${count.accounts.toLocaleString()}`)),
+    h("progress", { max: String(Math.max(count.accounts, 1)), value: String(count.signed_in),
+      "aria-label": `${sourceName(count.source)} accounts that have crossed` }),
+    h("div", { class: "label" }, "have crossed · ", h("span", { class: "waiting" }, waiting.toLocaleString()), " not yet"));
+}
+
+async function importsView() {
+  show(h("h1", {}, "Imports"), h("p", { class: "loading" }, "Loading…"));
+  let list;
+  try {
+    list = await api("GET", "/v1/admin/imports");
+  } catch (error) {
+    show(h("h1", {}, "Imports"), errorBox(error));
+    return;
+  }
+  const open = (batch) => { location.hash = `#/imports/${batch.id}`; };
+  const rows = list.batches.map((batch) => {
+    const report = batch.report;
+    return h("tr", { class: "link", "data-batch-id": batch.id, tabindex: "0", "data-undone": batch.undone_at ? "true" : "false",
+        onclick: () => open(batch), onkeydown: (event) => { if (event.key === "Enter") open(batch); } },
+      h("td", {}, h("div", { class: "mono" }, batch.id), h("div", { class: "muted" }, `${batch.origin} · by ${batch.actor}`)),
+      h("td", { class: "source" }, sourceName(batch.source)), h("td", { class: "mono" }, batch.format),
+      h("td", { title: when(batch.started_at) }, ago(batch.started_at)),
+      h("td", { class: "created" }, batch.accounts_created.toLocaleString()),
+      h("td", { class: "signed-in" }, batch.accounts_signed_in.toLocaleString()),
+      h("td", { class: "conflicts" }, report ? conflictTotal(report).toLocaleString() : "—"),
+      h("td", { class: "warnings" }, report ? report.warnings.length.toLocaleString() : "—"),
+      h("td", {}, batchState(batch)));
+  });
+  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Imports"),
+      h("p", { class: "muted" }, "Switching day: the people imported from another system, and who has crossed since."))),
+    h("h2", {}, "Who has crossed"),
+    list.sources.length ? h("div", { class: "grid", id: "crossing" }, list.sources.map(crossingCard))
+      : h("div", { class: "card", id: "crossing" }, empty("No accounts from another system",
+        "Accounts carrying a legacy id (imported, or made by the bridge) are counted here.")),
+    h("p", { class: "muted hint" }, "Crossed: the account has been signed into here at least once, by the app's bridge call or a sign-in with Apple, Google or email. Not yet: it carries an old id and nobody has signed into it since."),
+    h("div", { class: "card" }, h("h2", {}, "Batches"),
+      rows.length ? h("table", { id: "batches" },
+        h("thead", {}, h("tr", {}, ["Batch", "Source", "Format", "When", "Created", "Signed in since", "Conflicts", "Warnings", ""]
+          .map((t) => h("th", {}, t)))),
+        h("tbody", {}, rows))
+        : empty("No imports yet", "Run lanyard import … (try --dry-run first), or POST /v1/admin/imports with Lanyard's JSON lines.")));
+}
+
+async function batchView(id, outcome) {
+  const back = () => h("a", { href: "#/imports", class: "back" }, "← Imports");
+  show(back(), h("p", { class: "loading" }, "Loading…"));
+  let batch;
+  try {
+    batch = await api("GET", `/v1/admin/imports/${encodeURIComponent(id)}`);
+  } catch (error) {
+    show(back(), error.status === 404 ? empty("No such import batch", "Check the id (imp_…).") : errorBox(error));
+    return;
+  }
+  const report = batch.report;
+  const actionError = h("div", { id: "action-error" });
+  const path = `/v1/admin/imports/${encodeURIComponent(id)}/undo`;
+  const undo = async (force) => {
+    try {
+      const result = await api("POST", force ? `${path}?force=1` : path);
+      batchView(id, result);
+    } catch (error) {
+      if (error.status === 409 && error.details.reason === "signed_in_since") refused(error);
+      else actionError.replaceChildren(errorBox(error));
+    }
+  };
+  // The server refuses while someone uses one of the batch's accounts; the operator may insist, as the API allows.
+  const refused = (error) => {
+    const count = Number(error.details.accounts_signed_in) || batch.accounts_signed_in;
+    actionError.replaceChildren(h("div", { class: "error", id: "undo-refused", role: "alert" },
+      h("p", {}, h("strong", {}, "Undo refused. "), error.message, "."),
+      h("p", {}, `${plural(count, "account")} of this batch ${count === 1 ? "has" : "have"} been signed into since the import: `
+        + "undoing now would take them from people using them. Nothing was removed."),
+      h("button", { type: "button", id: "force-undo", class: "danger", onclick: async () => {
+        if (await confirmDialog("Remove the accounts in use too?",
+          `All ${plural(batch.accounts_created, "account")} of this batch are removed, the ${count.toLocaleString()} signed into among them: `
+          + "their sessions end now and Apple is told of their identities. This cannot be undone.", "Force undo")) undo(true);
+      } }, "Force undo…")));
+  };
+  const undoButton = batch.undone_at ? null : h("button", { type: "button", id: "undo", class: "danger", onclick: async () => {
+    if (await confirmDialog("Undo this import?",
+      `Removes the ${plural(batch.accounts_created, "account")} this batch created. Refused if someone has signed into one since`
+      + (batch.accounts_signed_in ? ` (${batch.accounts_signed_in.toLocaleString()} so far).` : "."), "Undo")) undo(false);
+  } }, "Undo import");
+  const stat = (value, label, name) => h("div", { class: "stat", "data-stat": name },
+    h("div", { class: "value" }, value === undefined || value === null ? "—" : value.toLocaleString()), h("div", { class: "label" }, label));
+  const identities = report ? Object.entries(report.identities || {}).sort(([a], [b]) => a.localeCompare(b)) : [];
+  const counts = report ? Object.entries(report.conflict_counts || {}).sort(([a], [b]) => a.localeCompare(b)) : [];
+  const conflicts = report ? report.conflicts : [];
+  const conflictRows = conflicts.map((conflict) => h("tr", { "data-conflict-kind": conflict.kind },
+    h("td", {}, conflict.line), h("td", { class: "mono" }, conflict.legacy_id || "—"),
+    h("td", {}, h("span", { class: "badge guest" }, conflict.kind)), h("td", {}, conflict.provider || "—"),
+    h("td", {}, conflict.account_id ? h("a", { href: `#/users/${conflict.account_id}`, class: "mono" }, conflict.account_id) : "—"),
+    h("td", {}, conflict.message, conflict.line_skipped ? h("span", { class: "muted" }, " (line left out)") : null)));
+  const summary = h("p", { class: "muted" }, h("span", { class: "mono" }, batch.id),
+    ` · ${batch.format} from ${batch.origin} · by ${batch.actor === "cli" ? "lanyard import" : "the admin API"}`
+    + ` · started ${when(batch.started_at)}` + (batch.finished_at ? `, finished ${when(batch.finished_at)}` : ""));
+  show(back(),
+    h("div", { class: "head" },
+      h("div", {}, h("h1", { id: "batch-title" }, `${sourceName(batch.source)} import `, batchState(batch)), summary),
+      h("div", { class: "actions" }, undoButton)),
+    outcome ? h("p", { class: "notice", id: "undo-result" }, `Removed ${plural(outcome.removed, "account")}.`
+      + (outcome.kept_signed_in ? ` Kept ${plural(outcome.kept_signed_in, "account")} someone signed into while the undo ran.` : "")) : null,
+    batch.undone_at ? h("p", { class: "notice", id: "undone" },
+      `Undone ${when(batch.undone_at)}: ${plural(batch.accounts_removed || 0, "account")} removed. Importing the file again brings them back.`) : null,
+    actionError,
+    h("div", { class: "grid", id: "batch-counts" },
+      stat(report?.read, "Records read", "read"), stat(batch.accounts_created, "Accounts created", "created"),
+      stat(report?.unchanged, "Already imported", "unchanged"), stat(report?.skipped, "Left out", "skipped"),
+      stat(batch.accounts_signed_in, "Signed in since", "signed-in")),
+    report ? h("div", { class: "grid" },
+      stat(report.guests, "Guests", "guests"), stat(report.disabled, "Disabled", "disabled"),
+      stat(report.password_users, "Password users (hashes are never imported)", "password-users"),
+      stat(report.password_users_without_email, "Password users with no verified email (bridge only)", "password-users-without-email"))
+      : h("p", { class: "notice" }, "This batch's report could not be read."),
+    report ? h("div", { class: "card", id: "report" }, h("h2", {}, "Report"),
+      h("dl", { class: "facts" },
+        h("dt", {}, "Identities"), h("dd", { id: "report-identities" },
+          identities.length ? identities.map(([name, count]) => `${name} ${count.toLocaleString()}`).join(", ") : "none"),
+        h("dt", {}, "Conflicts"), h("dd", { id: "report-conflict-counts" },
+          counts.length ? counts.map(([kind, count]) => `${kind} ${count.toLocaleString()}`).join(", ") : "none")),
+      conflictRows.length ? [
+        h("h2", { class: "sub" }, conflictRows.length < conflictTotal(report)
+          ? `Conflicts (the first ${conflictRows.length.toLocaleString()} of ${conflictTotal(report).toLocaleString()})` : "Conflicts"),
+        h("table", { id: "conflicts" }, h("thead", {}, h("tr", {}, ["Line", "Legacy id", "Kind", "Provider", "Account", "What happened"]
+          .map((t) => h("th", {}, t)))), h("tbody", {}, conflictRows))] : null,
+      report.warnings.length ? [h("h2", { class: "sub" }, "Warnings"),
+        h("ul", { id: "warnings" }, report.warnings.map((warning) => h("li", {}, warning)))] : null) : null);
+}
+
 // MARK: Email
 
 const emailState = { status: "" };
@@ -564,10 +722,14 @@ function route() {
   $("#nav-activity").classList.toggle("active", path === "/activity");
   $("#nav-providers").classList.toggle("active", path === "/providers");
   $("#nav-email").classList.toggle("active", path === "/email");
+  $("#nav-imports").classList.toggle("active", path.startsWith("/imports"));
   const user = path.match(/^\/users\/(.+)$/);
   const group = path.match(/^\/groups\/(.+)$/);
+  const batch = path.match(/^\/imports\/(.+)$/);
   if (user) userView(decodeURIComponent(user[1]));
   else if (group) groupView(decodeURIComponent(group[1]));
+  else if (batch) batchView(decodeURIComponent(batch[1]));
+  else if (path === "/imports") importsView();
   else if (path === "/groups") groupsView();
   else if (path === "/activity") activityView();
   else if (path === "/providers") providersView();
