@@ -54,7 +54,7 @@ struct ImportCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Supabase Auth: the project's database URL (auth.users and auth.identities), or their JSON.")
         @Argument(help: "postgres://… of the Supabase project, or the JSON file") var source: String
-        @Flag(help: "Each user keeps its Supabase UUID as its Lanyard id") var keepIDs = false
+        @Flag(name: .customLong("keep-ids"), help: "Each user keeps its Supabase UUID as its Lanyard id") var keepIDs = false
         @OptionGroup var options: Options
         func run() async throws {
             try await ImportCommand.run(.supabase, file: source, options: options, keepIDs: keepIDs)

@@ -25,14 +25,16 @@ public struct Linking: Sendable {
     typealias AlsoWrite = @Sendable (any DatabaseConnection, IdentityRecord) async throws -> Void
 
     /// Links an identity already proven (an ID token's, an email code's, a passkey's) to the caller's account.
-    public func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo) async throws -> LinkResponse {
-        try await link(identity, caller: caller, client: client, alsoWriting: nil)
+    /// `via` names a way the proof came other than the provider's own (`redirect`) in the audit.
+    public func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo, via: String? = nil) async throws -> LinkResponse {
+        try await link(identity, caller: caller, client: client, alsoWriting: nil, via: via)
     }
 
-    func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo, alsoWriting: AlsoWrite?) async throws -> LinkResponse {
+    func link(_ identity: VerifiedIdentity, caller: Caller, client: ClientInfo, alsoWriting: AlsoWrite?,
+              via: String? = nil) async throws -> LinkResponse {
         do {
             return try await linkTransaction(provider: identity.provider, identity: identity, caller: caller, client: client,
-                                             alsoWriting: alsoWriting)
+                                             alsoWriting: alsoWriting, via: via)
         } catch StoreError.notNullViolation {
             // The account was merged away or deleted between the read and the write (`IdentityStore.link`).
             throw LanyardError.unauthorized("This account no longer exists")
@@ -44,7 +46,7 @@ public struct Linking: Sendable {
     typealias LinkRead = (user: UserRecord, owned: [IdentityRecord], existing: IdentityRecord?, position: Int64?)
 
     private func linkTransaction(provider: Provider, identity: VerifiedIdentity, caller: Caller,
-                                 client: ClientInfo, alsoWriting: AlsoWrite?) async throws -> LinkResponse {
+                                 client: ClientInfo, alsoWriting: AlsoWrite?, via: String?) async throws -> LinkResponse {
         let dependencies = self.dependencies
         let method = dependencies.signInMethods.method(provider) ?? .unknown(provider)
         // When the bearer check brought the account and the store read the identity ahead of the transaction,
@@ -68,7 +70,8 @@ public struct Linking: Sendable {
             if method.manyPerAccount { try await Self.checkCap(of: method, userID: user.id, on: connection) }
             try await alsoWriting?(connection, linked.identity)
             try await dependencies.audit(connection, at: linked.linkedAt, clientIP: client.ip)
-                .write(.identityLinked, userID: user.id, sessionID: caller.sessionID, details: ["provider": provider.rawValue])
+                .write(.identityLinked, userID: user.id, sessionID: caller.sessionID,
+                       details: via.map { ["provider": provider.rawValue, "via": $0] } ?? ["provider": provider.rawValue])
             let account = User(user: linked.account, identities: owned + [linked.identity])
             return LinkResponse(linkedProviders: account.identities.map(\.provider),
                                 message: "\(method.displayName) account linked", user: account)

@@ -42,8 +42,10 @@ public struct SignIn: Sendable {
         return try await signIn(identity, name: request.fullName ?? identity.name, guest: guest, client: client)
     }
 
-    /// Signs in with an identity already proven (an ID token's, an email code's).
-    public func signIn(_ identity: VerifiedIdentity, name: String?, guest: Caller?, client: ClientInfo) async throws -> IssuedSession {
+    /// Signs in with an identity already proven (an ID token's, an email code's). `via` names a way the proof came
+    /// other than the provider's own (`redirect`) in the audit.
+    public func signIn(_ identity: VerifiedIdentity, name: String?, guest: Caller?, client: ClientInfo,
+                       via: String? = nil) async throws -> IssuedSession {
         let lookup = try await dependencies.identityOwners.lookup(provider: identity.provider.rawValue, subject: identity.subject)
         let dependencies = self.dependencies
         let (landed, session) = try await dependencies.database.transactionRetryingConflicts { connection in
@@ -58,7 +60,7 @@ public struct SignIn: Sendable {
                 guest: guestAccount.map { .init(id: $0.id, isAnonymous: $0.isAnonymous, mergedInto: $0.mergedInto) },
                 bearerEndedByMerge: guest?.mergedInto != nil, identityOwner: found?.owner.id)
             let attempt = Attempt(dependencies: dependencies, connection: connection, now: dependencies.clock.now(),
-                                  client: client, identity: identity, name: name, found: found)
+                                  client: client, identity: identity, name: name, found: found, via: via)
             return try await attempt.carryOut(decision)
         }
         if let guestID = landed.mergedFrom {
@@ -93,7 +95,10 @@ public struct SignIn: Sendable {
         let identity: VerifiedIdentity
         let name: String?
         let found: IdentityWithOwner?
+        let via: String?
         var provider: String { identity.provider.rawValue }
+        /// What the audit says of this sign-in: the provider, and how the proof came when not directly.
+        var details: [String: String] { via.map { ["provider": provider, "via": $0] } ?? ["provider": provider] }
         var audit: AuditLog { dependencies.audit(connection, at: now, clientIP: client.ip) }
 
         func carryOut(_ decision: SignInDecision) async throws -> (Landed, OpenedSession) {
@@ -125,7 +130,7 @@ public struct SignIn: Sendable {
             try await IdentityStore(connection).insert(IdentityRecord(identity, id: dependencies.random.newID(at: now),
                                                                       userID: guestID, linkedAt: now, lastSignInAt: now))
             try await UserStore(connection).setAnonymous(id: guestID, false, at: now)
-            try await audit.write(.identityLinked, userID: guestID, details: ["provider": provider])
+            try await audit.write(.identityLinked, userID: guestID, details: details)
         }
 
         private func signUp() async throws -> Landed {
@@ -138,7 +143,7 @@ public struct SignIn: Sendable {
                                         linkedAt: now, lastSignInAt: now)
             try await UserStore(connection).insert(user)
             try await IdentityStore(connection).insertFirst(linked)
-            try await audit.write(.userCreated, userID: userID, details: ["provider": provider])
+            try await audit.write(.userCreated, userID: userID, details: details)
             return Landed(userID: userID, isNewUser: true, account: User(user: user, identities: [linked]))
         }
 
@@ -179,7 +184,7 @@ public struct SignIn: Sendable {
         private func openSession(for userID: String) async throws -> OpenedSession {
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: userID, method: provider, client: client, connection: connection, now: now)
-            try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID, details: ["provider": provider])
+            try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID, details: details)
             // Last, so concurrent sign-ins of one person hold this row's lock only until the commit.
             if let existing = found?.identity {
                 try await IdentityStore(connection).recordSignIn(of: existing, at: now, email: identity.email,

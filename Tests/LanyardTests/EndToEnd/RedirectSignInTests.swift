@@ -91,6 +91,13 @@ import Testing
             #expect(merged.userID == guest.userID && merged.mergedFrom == other.userID)
             let notes = try await server.get("/v1/data/notes", bearer: merged.accessToken)
             #expect(notes.text.contains("also kept") && notes.text.contains("\"kept\""), "\(notes.text)")
+
+            // The account's audit (the console's account page) says how each came: by redirect, through Google.
+            let audit = try await server.request(.GET, "/v1/admin/audit?user_id=\(guest.userID)", bearer: Self.adminKey)
+            let events = audit.json["events"] as? [[String: Any]] ?? []
+            let byRedirect = events.filter { ($0["details"] as? [String: Any])?["via"] as? String == "redirect" }
+            #expect(Set(byRedirect.compactMap { $0["type"] as? String }) == ["sign_in", "identity.linked"], "\(audit.text)")
+            #expect(byRedirect.allSatisfy { ($0["details"] as? [String: Any])?["provider"] as? String == "google" })
         }
     }
 

@@ -180,10 +180,10 @@ public struct RedirectFlows: Sendable {
             guard let caller, caller.userID == flow.userID, caller.sessionID == flow.sessionID else {
                 throw LanyardError.invalidGrant("session")
             }
-            exchanged = .linked(try await Linking(dependencies).link(identity, caller: caller, client: client))
+            exchanged = .linked(try await Linking(dependencies).link(identity, caller: caller, client: client, via: "redirect"))
         } else {
             exchanged = .session(try await SignIn(dependencies).signIn(identity, name: proven.name ?? identity.name,
-                                                                        guest: caller, client: client))
+                                                                        guest: caller, client: client, via: "redirect"))
         }
         if let token = proven.sealedAppleToken { await keepAppleToken(token, of: identity, at: now) }
         return exchanged
