@@ -224,7 +224,8 @@ struct WriteBatch: Sendable {
                 index = sql.index(after: index)
                 continue
             }
-            let digits = sql[sql.index(after: index)...].prefix(while: \.isASCII).prefix(while: \.isNumber)
+            // The digits only: a `prefix` of the whole rest would make a statement of many binds quadratic.
+            let digits = sql[sql.index(after: index)...].prefix(while: { $0.isASCII && $0.isNumber })
             guard let original = Int(digits), original >= 1, original <= bindCount else {
                 output.append(character)
                 index = sql.index(after: index)
