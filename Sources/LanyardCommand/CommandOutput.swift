@@ -9,18 +9,23 @@ import LanyardWire
 enum CommandRuntime {
     static let client = ClientInfo(ip: nil, userAgent: "lanyard-cli")
 
+    /// Runs `body` on a runtime, then shuts it down: every database connection closed before the process ends.
+    /// What `body` printed is written out first, so nothing that goes wrong in the shutdown can take it along.
     static func with(_ body: (LanyardRuntime) async throws -> Void) async throws {
         let configuration = try Startup.configuration()
         let runtime = try await Startup.runtime(configuration, logger: Startup.logger(configuration))
         do {
             try await body(runtime)
         } catch let error as LanyardError {
+            fflush(nil)
             await runtime.shutdown()
             Startup.fail(error)
         } catch {
+            fflush(nil)
             await runtime.shutdown()
             throw error
         }
+        fflush(nil)
         await runtime.shutdown()
     }
 }

@@ -91,7 +91,12 @@ enum ServerRunner {
                 _ = banner.withUTF8 { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
             }
         }
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            await runtime.shutdown()
+            throw error
+        }
         await runtime.shutdown()
     }
 }
@@ -119,13 +124,19 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let configuration = try Startup.configuration()
         let logger = Startup.logger(configuration)
+        let database: any Database
         do {
-            let database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
+            database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
                                                  timeout: .seconds(configuration.databaseTimeout), logger: logger)
+        } catch {
+            Startup.fail(ConfigurationError(variable: "LANYARD_DATABASE_URL", problem: "\(error)"))
+        }
+        do {
             let applied = try await Migrator(database: database, logger: logger).migrate()
             print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
             await database.close()
         } catch {
+            await database.close()
             Startup.fail(ConfigurationError(variable: "LANYARD_DATABASE_URL", problem: "\(error)"))
         }
     }

@@ -40,6 +40,8 @@ public struct LanyardRuntime: Sendable {
     /// Sends the mail outbox, when email is offered.
     let mailer: EmailDelivery?
 
+    /// A start that fails after the database is open closes it (and the HTTP client) before it throws: a
+    /// PostgreSQL connection freed open is dropped without a word to the server, and a debug build stops on it.
     public static func start(configuration: LanyardConfiguration, logger: Logger,
                              clock: any LanyardClock = SystemClock(), random: any RandomSource = SystemRandomSource()
     ) async throws -> LanyardRuntime {
@@ -49,11 +51,39 @@ public struct LanyardRuntime: Sendable {
             database = try await DatabaseFactory.open(configuration.database, poolSize: configuration.databasePoolSize,
                                                  timeout: .seconds(configuration.databaseTimeout),
                                                  background: .runByOwner, logger: logger)
+        } catch {
+            throw cannotOpen(configuration, error)
+        }
+        do {
             try await Migrator(database: database, logger: logger).migrate(now: clock.now())
         } catch {
-            throw ConfigurationError(variable: "LANYARD_DATABASE_URL",
-                                     problem: "cannot open \(configuration.database): \(String(describing: error).prefix(300))")
+            await database.close()
+            throw cannotOpen(configuration, error)
         }
+        // A client of its own: provider key fetches never queue behind other traffic in a shared pool. It follows
+        // no redirect: key fetches check each one themselves (same scheme and host only), and webhooks and Apple's
+        // endpoints go exactly where they were configured.
+        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        do {
+            return try await assemble(configuration: configuration, logger: logger, clock: clock, random: random,
+                                      masterKey: masterKey, database: database, httpClient: httpClient)
+        } catch {
+            try? await httpClient.shutdown()
+            await database.close()
+            throw error
+        }
+    }
+
+    static func cannotOpen(_ configuration: LanyardConfiguration, _ error: any Error) -> ConfigurationError {
+        ConfigurationError(variable: "LANYARD_DATABASE_URL",
+                           problem: "cannot open \(configuration.database): \(String(describing: error).prefix(300))")
+    }
+
+    /// The rest of `start`, on the database (migrated) and the HTTP client it opened.
+    private static func assemble(configuration: LanyardConfiguration, logger: Logger, clock: any LanyardClock,
+                                 random: any RandomSource, masterKey: MasterKey, database: any Database,
+                                 httpClient: HTTPClient) async throws -> LanyardRuntime {
         let issuer = configuration.resolvedIssuer()
         let keyRing = try await SigningKeyRing.load(database: database, masterKey: masterKey, clock: clock, random: random,
                                                     accessTokenTTL: configuration.accessTokenTTL)
@@ -72,11 +102,6 @@ public struct LanyardRuntime: Sendable {
             appleEmulator = AppleAccountEmulator(keys: keys, random: random, clock: clock)
             authorizationEmulator = AuthorizationEmulator(keys: keys, random: random, clock: clock)
         }
-        // A client of its own: provider key fetches never queue behind other traffic in a shared pool. It follows
-        // no redirect: key fetches check each one themselves (same scheme and host only), and webhooks and Apple's
-        // endpoints go exactly where they were configured.
-        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                                    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
         let jwksCache = JWKSCache(fetcher: HTTPJWKSFetcher(client: httpClient,
                                                            timeout: .milliseconds(Int64(configuration.providerKeyFetchTimeout * 1000))),
                                   clock: clock, logger: logger)

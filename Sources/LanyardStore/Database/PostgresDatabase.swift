@@ -17,8 +17,14 @@ public final class PostgresDatabase: Database {
     private let statements: PreparedStatements?
     private let shapes = StatementShapes()
     private let groupCommit: GroupCommit
-    /// The connection `ping` asks on, outside the pool; opened when first needed, replaced once closed.
-    private let probe = Mutex<PostgresConnection?>(nil)
+    /// The connection `ping` asks on, outside the pool; opened when first needed, replaced once closed, and
+    /// none once the database is closed.
+    private let probe = Mutex(Probe())
+
+    private struct Probe {
+        var connection: PostgresConnection?
+        var closed = false
+    }
 
     /// - Parameters:
     ///   - connections: the pool's fixed size; every connection is opened at start and kept (`PostgresPool`).
@@ -120,16 +126,19 @@ public final class PostgresDatabase: Database {
     }
 
     /// The probe connection, opened again when the server closed it. Two pings that both find it closed may both
-    /// connect: the first to store its connection keeps it, the other closes its own.
+    /// connect: the first to store its connection keeps it, the other closes its own, as does a ping that
+    /// connected while the database closed.
     private func probeConnection() async throws -> PostgresConnection {
-        if let open = probe.withLock({ $0 }), !open.isClosed { return open }
+        if let open = probe.withLock({ $0.connection }), !open.isClosed { return open }
         let opened = try await pool.dedicatedConnection()
-        let (kept, spare) = probe.withLock { stored -> (PostgresConnection, PostgresConnection?) in
-            if let existing = stored, !existing.isClosed { return (existing, opened) }
-            stored = opened
+        let (kept, spare) = probe.withLock { probe -> (PostgresConnection?, PostgresConnection?) in
+            if probe.closed { return (nil, opened) }
+            if let existing = probe.connection, !existing.isClosed { return (existing, opened) }
+            probe.connection = opened
             return (opened, nil)
         }
         if let spare { try? await spare.close() }
+        guard let kept else { throw StoreError.unavailable("the database is closed") }
         return kept
     }
 
@@ -151,9 +160,12 @@ public final class PostgresDatabase: Database {
     public func close() async {
         maintenance?.cancel()
         _ = await maintenance?.value
-        if let connection = probe.withLock({ stored in defer { stored = nil }; return stored }) {
-            try? await connection.close()
+        let connection = probe.withLock { probe in
+            probe.closed = true
+            defer { probe.connection = nil }
+            return probe.connection
         }
+        if let connection { try? await connection.close() }
         await pool.close()
     }
 

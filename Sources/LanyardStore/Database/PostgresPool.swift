@@ -15,6 +15,10 @@ import Synchronization
 ///
 /// Idle connections are not pinged: a connection the server closed is seen closed when it is next handed
 /// out, and skipped. A caller cancelled while it waits for a connection leaves at once with `CancellationError`.
+///
+/// `close` ends every connection the pool opened before it returns: idle ones at once, lent ones as they come
+/// back (or, still out after `timeout`, under their holder). A connection freed open is dropped without a word
+/// to the server, and postgres-nio asserts in debug builds that none is.
 final class PostgresPool: Sendable {
     struct Settings: Sendable {
         var size: Int
@@ -40,11 +44,19 @@ final class PostgresPool: Sendable {
         var idle: [PostgresConnection] = []
         /// Connections open: idle, lent, or being opened.
         var open = 0
+        /// Every connection counted in `open` that is opened, by identity: what `close` ends if it does not come back.
+        var connections: [ObjectIdentifier: PostgresConnection] = [:]
         var waiters: [Waiter] = []
         /// Why the last attempt to connect failed; `nil` while the server answers.
         var unreachable: String?
         var nextAttempt = ContinuousClock.now
         var closed = false
+
+        /// Counts out a connection that closed or is no longer the pool's.
+        mutating func countOut(_ connection: PostgresConnection) {
+            open -= 1
+            connections[ObjectIdentifier(connection)] = nil
+        }
     }
 
     private let settings: Settings
@@ -74,14 +86,14 @@ final class PostgresPool: Sendable {
     /// Opens the connections; throws the first one's error when the server cannot be reached, so start-up fails
     /// with the reason. Connections after the first that fail to open are left to `maintain`.
     func open() async throws {
-        let first = try await connect()
-        state.withLock { $0.open = 1 }
+        let first = try await connectPooled()
+        state.withLock { $0.open += 1 }
         release(first)
         await withDiscardingTaskGroup { group in
             for _ in 1..<settings.size {
                 state.withLock { $0.open += 1 }
                 group.addTask {
-                    if let connection = try? await self.connect() {
+                    if let connection = try? await self.connectPooled() {
                         self.release(connection)
                     } else {
                         self.state.withLock { $0.open -= 1 }
@@ -115,7 +127,7 @@ final class PostgresPool: Sendable {
                 let step = state.withLock { state -> Step in
                     while let connection = state.idle.popLast() {
                         if !connection.isClosed { return .lend(connection) }
-                        state.open -= 1
+                        state.countOut(connection)
                     }
                     if state.closed { return .fail("the pool is closed") }
                     if let reason = state.unreachable { return .fail(reason) }
@@ -141,19 +153,21 @@ final class PostgresPool: Sendable {
     }
 
     /// Takes back a connection from `lease`: handed to the longest waiter, kept idle, or, closed, counted out.
+    /// Once the pool is closed it is closed, and counted out when it is (`close` waits for that).
     func release(_ connection: PostgresConnection) {
         let (waiter, close) = state.withLock { state -> (Waiter?, Bool) in
-            if connection.isClosed || state.closed {
-                state.open -= 1
-                return (nil, !connection.isClosed)
+            if connection.isClosed {
+                state.countOut(connection)
+                return (nil, false)
             }
+            if state.closed { return (nil, true) }
             if !state.waiters.isEmpty { return (state.waiters.removeFirst(), false) }
             state.idle.append(connection)
             return (nil, false)
         }
         if !connection.isClosed { evidence.record() }
         // The completion holds the connection until it is closed (postgres-nio asserts that none is freed open).
-        if close { connection.close().whenComplete { _ in _ = connection } }
+        if close { connection.close().whenComplete { _ in self.state.withLock { $0.countOut(connection) } } }
         waiter?.continuation.resume(returning: connection)
     }
 
@@ -164,24 +178,44 @@ final class PostgresPool: Sendable {
         return try await body(connection)
     }
 
-    /// Closes idle connections and fails waiters; lent connections close when they come back.
+    /// Fails waiters and closes every connection: idle ones at once; lent ones, and ones being opened, as they
+    /// come back (`release`), waited for at most `timeout`; then any still out, under their holders.
     func close() async {
         let (idle, waiters) = state.withLock { state in
             state.closed = true
             defer {
-                state.open -= state.idle.count
+                for connection in state.idle { state.countOut(connection) }
                 state.idle = []
                 state.waiters = []
             }
             return (state.idle, state.waiters)
         }
-        for connection in idle { try? await connection.close() }
         for waiter in waiters { waiter.continuation.resume(throwing: StoreError.unavailable("the pool is closed")) }
+        for connection in idle { try? await connection.close() }
+        let deadline = ContinuousClock.now + settings.timeout
+        while state.withLock({ $0.open > 0 }), ContinuousClock.now < deadline {
+            guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { break }
+        }
+        let left = state.withLock { Array($0.connections.values) }
+        if !left.isEmpty {
+            logger.warning("database connections still in use at close, closed under their holders", metadata: [
+                "connections": "\(left.count)"])
+        }
+        for connection in left { try? await connection.close() }
     }
 
-    /// A connection outside the pool, for work that holds one for good (`LISTEN`); the caller closes it.
+    /// A connection outside the pool, for work that holds one for good (`LISTEN`); the caller closes it. None
+    /// once the pool is closed.
     func dedicatedConnection() async throws -> PostgresConnection {
-        try await connect()
+        if state.withLock({ $0.closed }) { throw StoreError.unavailable("the pool is closed") }
+        return try await connect()
+    }
+
+    /// A connection of the pool's, known to `close` from the moment it is open.
+    private func connectPooled(probe: Bool = false) async throws -> PostgresConnection {
+        let connection = try await connect(probe: probe)
+        state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
+        return connection
     }
 
     private func connect(probe: Bool = false) async throws -> PostgresConnection {
@@ -200,9 +234,11 @@ final class PostgresPool: Sendable {
     private func attemptsDue() -> Int? {
         state.withLock { state -> Int? in
             // Closed idle connections are counted out here too, so a quiet pool is replenished.
-            let before = state.idle.count
-            state.idle.removeAll { $0.isClosed }
-            state.open -= before - state.idle.count
+            var kept: [PostgresConnection] = []
+            for connection in state.idle {
+                if connection.isClosed { state.countOut(connection) } else { kept.append(connection) }
+            }
+            state.idle = kept
             let missing = settings.size - state.open
             guard !state.closed, missing > 0, ContinuousClock.now >= state.nextAttempt else { return nil }
             let attempts = state.unreachable == nil ? missing : 1
@@ -215,7 +251,7 @@ final class PostgresPool: Sendable {
 
     private func replaceConnection() async {
         do {
-            let connection = try await connect(probe: true)
+            let connection = try await connectPooled(probe: true)
             let recovered = state.withLock { state in
                 defer {
                     state.unreachable = nil
