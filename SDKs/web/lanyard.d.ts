@@ -448,7 +448,9 @@ export interface LanyardClient {
 
   /**
    * Calls `callback(event, session, details)` on every change of the session, in this tab or another, starting with
-   * `INITIAL_SESSION`. It runs after the client released every lock and is not awaited, so it may await any call.
+   * `INITIAL_SESSION`. It runs after the client released every lock and is not awaited, so it may await any call:
+   * every call settles, and one the end of the session refused (a sign-out in another tab meanwhile) fails with
+   * `NOT_SIGNED_IN` or `UNAUTHORIZED`. No call answered after a sign-out signs the browser back in.
    *
    * ```js
    * const unsubscribe = lanyard.onAuthStateChange(async (event, session, details) => {
@@ -618,7 +620,9 @@ export interface LanyardClient {
   handleRedirect(options?: { url?: string }): Promise<SignInResult | null>;
 
   /**
-   * The account from the server; the held user is updated (`USER_UPDATED` when it changed).
+   * The account from the server; the held user is updated, and `USER_UPDATED` told only when that changed something
+   * (so a callback may call it on every event without answering its own events). An answer that arrives after this
+   * browser signed out, or signed another account in, changes nothing.
    *
    * ```js
    * const me = await lanyard.me();
@@ -656,6 +660,7 @@ export interface LanyardClient {
 
   /**
    * Proves again who the person is with a fresh ID token of one of the account's methods; the session is renewed.
+   * `NOT_SIGNED_IN` when this browser signed out while the request was on its way (the renewed session is not kept).
    *
    * ```js
    * await lanyard.reauthenticate({ provider: "apple", idToken, nonce: nonce.raw });

@@ -39,6 +39,69 @@ async function reuses() {
   return (await lanyard.audit(ADMIN_KEY, { type: "session.reuse_detected" })).length;
 }
 
+/** The errors a call may settle with when the session ended under it: only these, and never no answer at all. */
+const SESSION_GONE = new Set(["NOT_SIGNED_IN", "UNAUTHORIZED"]);
+
+/** Every tab's callback awaits every kind of call on every event; what each callback heard, and how it settled. */
+function everyCallOnEveryEvent(tabs) {
+  const calls = { started: [], settled: [], unexpected: [], heard: tabs.map(() => []) };
+  for (const [index, t] of tabs.entries()) {
+    t.onAuthStateChange(async (event) => {
+      calls.heard[index].push(event);
+      calls.started.push([index, event]);
+      try {
+        const session = await t.getSession();
+        if (session) {
+          await t.getAccessToken();
+          await t.me();
+          await t.sessions.list();
+          await t.collection("notes").get("n1");
+        }
+      } catch (error) {
+        if (!(error instanceof LanyardError && SESSION_GONE.has(error.code))) calls.unexpected.push([index, event, String(error)]);
+      }
+      calls.settled.push([index, event]);
+    });
+  }
+  return calls;
+}
+
+/** Three tabs whose callbacks call everything, through a refresh and a sign-out in one of them. */
+async function callbacksThroughASignOut({ latency = 0, signOutAtOnce = false } = {}) {
+  const storage = new MemoryStorage();
+  const slow = async (url, init) => {
+    const answer = await fetch(url, init);
+    await pause(Math.random() * latency);
+    return answer;
+  };
+  const tabs = [0, 1, 2].map(() => tab(storage, latency ? { fetch: slow } : {}));
+  const calls = everyCallOnEveryEvent(tabs);
+  const { user } = await tabs[0].signInWithGoogle({ credential: await lanyard.idToken("google", `g-callbacks-${latency}`) });
+  await pause(TTL * 1000 + 500);
+  if (signOutAtOnce) {
+    // The refresh's callbacks are still calling when the sign-out starts.
+    await tabs[0].me();
+    await until(() => calls.started.filter(([, event]) => event === "TOKEN_REFRESHED").length === 3, "the refresh heard");
+  } else {
+    await Promise.all(tabs.map((t) => t.me()));
+  }
+  await tabs[1].signOut();
+  await until(() => calls.settled.length === calls.started.length && calls.started.filter(([, e]) => e === "SIGNED_OUT").length === 3,
+    `every callback to finish (${calls.settled.length} of ${calls.started.length})`, 20_000);
+  assert.ok(calls.started.length >= 9);
+  assert.deepEqual(calls.unexpected, [], "callbacks failed only because the session ended");
+  assert.equal(storage.getItem(`lanyard:${lanyard.base}:session`), null, "signed out for good");
+  for (const [index, events] of calls.heard.entries()) {
+    assert.equal(events.filter((e) => e === "SIGNED_OUT").length, 1, `tab ${index}: ${events}`);
+    assert.ok(!events.slice(events.indexOf("SIGNED_OUT")).includes("SIGNED_IN"), `tab ${index} signed back in: ${events}`);
+    // The account never changed: no USER_UPDATED, so no storm of callbacks answering each other's `me()`.
+    assert.ok(!events.includes("USER_UPDATED"), `tab ${index}: ${events}`);
+    assert.ok(events.includes("SIGNED_IN") && tabs[index].session === null, `tab ${index}: ${events}`);
+  }
+  assert.ok(user.id);
+  assert.equal(await reuses(), 0);
+}
+
 before(async () => {
   lanyard = await LanyardDev.start({ LANYARD_ACCESS_TOKEN_TTL: String(TTL), LANYARD_ADMIN_KEY: ADMIN_KEY, LANYARD_RATE_LIMITS: "off" });
 });
@@ -75,31 +138,98 @@ describe("tabs", () => {
   });
 
   test("callbacks that await every kind of call on every event do not deadlock", async () => {
-    const storage = new MemoryStorage();
-    const tabs = [tab(storage), tab(storage), tab(storage)];
-    const finished = [];
-    const started = [];
-    for (const [index, t] of tabs.entries()) {
-      t.onAuthStateChange(async (event) => {
-        started.push([index, event]);
-        const session = await t.getSession();
-        if (session) {
-          await t.getAccessToken();
-          await t.me();
-          await t.sessions.list();
-          await t.collection("notes").get("n1");
-        }
-        finished.push([index, event]);
-      });
+    await callbacksThroughASignOut();
+  });
+
+  test("…nor on a slow network, with the sign-out crossing the callbacks' calls", async () => {
+    // Every answer held a random while (a loaded machine, a slow network): the callbacks' calls, the refreshes and the
+    // sign-out interleave differently each time, and the sign-out starts while the callbacks are still calling.
+    await callbacksThroughASignOut({ latency: 150, signOutAtOnce: true });
+  });
+
+  test("an answer that arrives while another tab signs out writes nothing back: nobody hears SIGNED_IN again", async () => {
+    const key = `lanyard:${lanyard.base}:session`;
+    let signOutWritten;
+    const written = new Promise((done) => { signOutWritten = done; });
+    // The real storage, watched: the moment a tab removes the session is the moment held answers are let through.
+    class WatchedStorage extends MemoryStorage {
+      removeItem(name) {
+        super.removeItem(name);
+        if (name === key) signOutWritten();
+      }
     }
-    await tabs[0].signInWithGoogle({ credential: await lanyard.idToken("google", "g-callbacks") });
+    const storage = new WatchedStorage();
+    let holding = false;
+    const slowAccount = async (url, init) => {
+      const answer = await fetch(url, init);
+      if (holding && new URL(String(url)).pathname === "/v1/users/me") await written;
+      return answer;
+    };
+    const tabs = [tab(storage, { fetch: slowAccount }), tab(storage), tab(storage)];
+    const calls = everyCallOnEveryEvent(tabs);
+    const { user } = await tabs[0].signInWithGoogle({ credential: await lanyard.idToken("google", "g-written-back") });
+    await until(() => tabs.every((t) => t.user?.id === user.id) && calls.settled.length === calls.started.length, "the sign-in answered");
+    // Another device renames the account, so the answer held below changes the user: it has to be written, if anything.
+    const phone = tab(new MemoryStorage());
+    await phone.signInWithGoogle({ credential: await lanyard.idToken("google", "g-written-back") });
+    await phone.updateProfile({ displayName: "Renamed elsewhere" });
     await pause(TTL * 1000 + 500);
-    await Promise.all(tabs.map((t) => t.me()));
+    holding = true;
+    // The tokens expired: this refreshes, every tab's callbacks start calling, and tab 0's answers wait for the sign-out.
+    const answered = tabs[0].me();
+    await until(() => calls.started.some(([index, event]) => index === 0 && event === "TOKEN_REFRESHED"), "the refresh heard");
     await tabs[1].signOut();
-    await until(() => finished.length === started.length && started.filter(([, e]) => e === "SIGNED_OUT").length === 3,
-      `every callback to finish (${finished.length} of ${started.length})`, 20_000);
-    assert.ok(started.length >= 9);
+    const me = await answered;
+    assert.equal(me.display_name, "Renamed elsewhere", "the call answers what the server said");
+    holding = false;
+    // While every tab keeps calling, the storage stays empty and nobody signs back in.
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      assert.equal(storage.getItem(key), null, "no session written back after the sign-out");
+      const refused = await Promise.all(tabs.map((t) => t.me().then(() => null, (error) => error)));
+      for (const error of refused) assert.ok(error instanceof LanyardError && error.code === "NOT_SIGNED_IN", String(error));
+      await pause(50);
+    }
+    await until(() => calls.settled.length === calls.started.length, `every callback to finish (${calls.settled.length} of ${calls.started.length})`, 20_000);
+    assert.deepEqual(calls.unexpected, [], "callbacks failed only because the session ended");
+    assert.equal(storage.getItem(key), null);
+    for (const [index, events] of calls.heard.entries()) {
+      assert.equal(events.filter((e) => e === "SIGNED_OUT").length, 1, `tab ${index}: ${events}`);
+      assert.ok(!events.slice(events.indexOf("SIGNED_OUT")).includes("SIGNED_IN"), `tab ${index} signed back in: ${events}`);
+      assert.equal(tabs[index].session, null);
+    }
     assert.equal(await reuses(), 0);
+  });
+
+  test("me() announces USER_UPDATED only when the account changed", async () => {
+    const storage = new MemoryStorage();
+    const [first, second] = [tab(storage), tab(storage)];
+    const heard = [first, second].map(record);
+    await first.signInWithGoogle({ credential: await lanyard.idToken("google", "g-user-updated") });
+    await until(() => second.session, "the second tab");
+    await first.me();
+    await second.me();
+    await first.me();
+    // A refresh answers the user without the fields only `me` answers: not a change either.
+    await pause(TTL * 1000 + 500);
+    await first.me();
+    await second.me();
+    await until(() => heard.every((events) => events.some((e) => e.event === "TOKEN_REFRESHED")), "the refresh heard");
+    await pause(200);
+    for (const events of heard) assert.deepEqual(events.filter((e) => e.event === "USER_UPDATED"), [], "nothing changed");
+    const phone = tab(new MemoryStorage());
+    await phone.signInWithGoogle({ credential: await lanyard.idToken("google", "g-user-updated") });
+    await phone.updateProfile({ displayName: "New name" });
+    const me = await first.me();
+    assert.equal(me.display_name, "New name");
+    await second.me();
+    await until(() => heard.every((events) => events.some((e) => e.event === "USER_UPDATED")), "USER_UPDATED in both tabs");
+    await pause(200);
+    for (const events of heard) {
+      const updates = events.filter((e) => e.event === "USER_UPDATED");
+      assert.equal(updates.length, 1, JSON.stringify(updates));
+    }
+    assert.equal(second.user.display_name, "New name");
   });
 
   test("a refresh another tab already made is used, not made again", async () => {

@@ -345,6 +345,27 @@ function sameJSON(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/**
+ * Whether two descriptions of an account say the same: a field one of them leaves out is the same as null (a session
+ * response carries no `legacy_id`, `GET /v1/users/me` answers it null), so only a real change is a change.
+ */
+function sameUser(a, b) {
+  if (!a || !b) return a === b;
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!sameJSON(a[key] ?? null, b[key] ?? null)) return false;
+  }
+  return true;
+}
+
+/**
+ * The account a session response describes, with the fields only `GET /v1/users/me` answers (`legacy_id`…) kept from
+ * the description held before, when it is the same account: a refresh does not make the user change back and forth.
+ */
+function carriedUser(held, answered) {
+  if (!held || !answered || held.id !== answered.id) return answered;
+  return { ...held, ...answered };
+}
+
 // MARK: Server-Sent Events
 
 /** Splits a text/event-stream into events as its text arrives (WHATWG rules: event, id, data, comments, any line end). */
@@ -759,7 +780,23 @@ class Client {
   /** Holds a renewed session of the same account (re-authentication). */
   async #renew(payload) {
     const session = sessionFrom(payload);
-    await this.#withRefreshLock(() => this.#write(session));
+    /** @type {any[]} */
+    const events = [];
+    const written = await this.#withRefreshLock(async () => {
+      const stored = await this.#store.read(this.#keys.session);
+      // Signed out meanwhile (here or in another tab): the renewed session is not written back.
+      if (stored === null) {
+        await this.#forgetSession(events);
+        return false;
+      }
+      session.user = carriedUser(stored?.user ?? this.#session?.user, session.user);
+      await this.#write(session);
+      return true;
+    });
+    if (!written) {
+      this.#emit(events);
+      throw new LanyardError("NOT_SIGNED_IN");
+    }
     this.#announce("TOKEN_REFRESHED");
     this.#emit([["TOKEN_REFRESHED", session, {}], ["USER_UPDATED", session, {}]]);
     return session.user;
@@ -949,10 +986,7 @@ class Client {
         const stored = await this.#store.read(this.#keys.session);
         if (stored === null) {
           // Signed out in another tab: that is this tab's state too.
-          if (this.#session) {
-            this.#session = null;
-            events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
-          }
+          await this.#forgetSession(events);
           throw new LanyardError("NOT_SIGNED_IN");
         }
         // `undefined`: the storage failed to answer; go on with what this tab holds.
@@ -978,8 +1012,7 @@ class Client {
           }
           if (now === null) {
             // Another tab signed out meanwhile (which is why the server refused): that sign-out, with its reason.
-            if (this.#session) events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
-            this.#session = null;
+            await this.#forgetSession(events);
             throw error;
           }
           const details = { reason: SESSION_ENDING.get(error.code) };
@@ -990,12 +1023,12 @@ class Client {
           throw error;
         }
         const renewed = sessionFrom(payload);
+        renewed.user = carriedUser(current.user, renewed.user);
         // A sign-in or sign-out (here or in another tab) won while the refresh was on its way: keep that one.
         const latest = await this.#store.read(this.#keys.session);
         if (latest !== undefined && (latest === null || latest.refresh_token !== current.refresh_token)) {
           if (latest === null) {
-            if (this.#session) events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
-            this.#session = null;
+            await this.#forgetSession(events);
             throw new LanyardError("NOT_SIGNED_IN");
           }
           events.push(...this.#differences(this.#session, latest));
@@ -1005,7 +1038,9 @@ class Client {
         const before = this.#session;
         await this.#write(renewed);
         events.push(["TOKEN_REFRESHED", renewed, {}]);
-        if (before && !sameJSON(before.user, renewed.user)) events.push(["USER_UPDATED", renewed, {}]);
+        if (before && (!sameUser(before.user, renewed.user) || !sameJSON(before.linked_providers, renewed.linked_providers))) {
+          events.push(["USER_UPDATED", renewed, {}]);
+        }
         announce = "TOKEN_REFRESHED";
         return renewed;
       });
@@ -1022,8 +1057,7 @@ class Client {
         return stored;
       }
       if (stored === null) {
-        if (this.#session) events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
-        this.#session = null;
+        await this.#forgetSession(events);
         throw new LanyardError("NOT_SIGNED_IN");
       }
       if (this.#session) return this.#session;
@@ -1104,6 +1138,16 @@ class Client {
     this.#session = session;
   }
 
+  /**
+   * This tab takes the sign-out the storage holds (another tab's): the session is forgotten before any await, so a
+   * tab hears one SIGNED_OUT however many of its calls find the storage empty.
+   */
+  async #forgetSession(events) {
+    if (!this.#session) return;
+    this.#session = null;
+    events.push(["SIGNED_OUT", null, await this.#signOutDetails()]);
+  }
+
   async #signOutDetails() {
     const details = await this.#store.read(this.#keys.signOut);
     if (details && typeof details === "object") {
@@ -1137,21 +1181,46 @@ class Client {
     this.#emit([["SIGNED_OUT", null, details]]);
   }
 
-  /** Replaces the held user (after `me`, a link, a rename) and tells the listeners. */
+  /**
+   * Takes the server's description of the account (after `me`, a link, a rename) into the held session, and tells the
+   * listeners `USER_UPDATED` only when it changed something. The answer may arrive after this browser signed out or
+   * signed another account in (in this tab or another): then nothing is written, since writing the session held
+   * when the request left would sign a signed-out browser back in.
+   */
   async #updateUser(user, extraEvents = []) {
-    if (!this.#session) return;
+    const held = this.#session;
+    if (!held) return;
     const { linked_providers: linked, recovery, ...rest } = user;
-    const before = this.#session;
-    const next = { ...before, user: { ...before.user, ...rest }, linked_providers: linked ?? before.linked_providers };
-    const changed = !sameJSON(before.user, next.user) || !sameJSON(before.linked_providers, next.linked_providers);
-    if (!changed && extraEvents.length === 0) return;
+    const account = rest.id ?? held.user?.id;
+    if (held.user?.id !== account) return;
+    const unchanged = (base) => sameUser(base.user, { ...base.user, ...rest })
+      && sameJSON(base.linked_providers, linked ?? base.linked_providers);
+    if (extraEvents.length === 0 && unchanged(held)) return;
+    /** @type {any[]} */
+    const events = [];
+    let written = false;
     await this.#withRefreshLock(async () => {
       const stored = await this.#store.read(this.#keys.session);
-      const base = stored && stored.user?.id === before.user.id ? stored : before;
-      await this.#write({ ...base, user: next.user, linked_providers: next.linked_providers });
+      if (stored === null) {
+        // Signed out meanwhile: that is this tab's state too, and it stays signed out.
+        await this.#forgetSession(events);
+        return;
+      }
+      // `undefined`: the storage failed to answer; go on with what this tab holds.
+      if (stored && !sameSession(stored, this.#session)) {
+        events.push(...this.#differences(this.#session, stored));
+        this.#session = stored;
+      }
+      const base = stored ?? this.#session;
+      if (!base || base.user?.id !== account) return;
+      if (extraEvents.length === 0 && unchanged(base)) return;
+      const next = { ...base, user: { ...base.user, ...rest }, linked_providers: linked ?? base.linked_providers };
+      await this.#write(next);
+      written = true;
+      events.push(...extraEvents.map(([event, details]) => [event, next, details]), ["USER_UPDATED", next, {}]);
     });
-    this.#announce("USER_UPDATED");
-    this.#emit([...extraEvents.map(([event, details]) => [event, this.#session, details]), ["USER_UPDATED", this.#session, {}]]);
+    if (written) this.#announce("USER_UPDATED");
+    this.#emit(events);
   }
 
   // MARK: Other tabs
@@ -1212,7 +1281,7 @@ class Client {
     if (!before || before.user?.id !== after.user?.id) return [["SIGNED_IN", after, {}]];
     const events = [];
     if (before.refresh_token !== after.refresh_token || before.access_token !== after.access_token) events.push(["TOKEN_REFRESHED", after, {}]);
-    if (!sameJSON(before.user, after.user) || !sameJSON(before.linked_providers, after.linked_providers)) events.push(["USER_UPDATED", after, {}]);
+    if (!sameUser(before.user, after.user) || !sameJSON(before.linked_providers, after.linked_providers)) events.push(["USER_UPDATED", after, {}]);
     return events;
   }
 
