@@ -139,13 +139,14 @@ import Testing
         let schema = ImportFormatTests.fixtures.appendingPathComponent("supabase-auth-schema.sql").path
         let plainURL = url.replacingOccurrences(of: "?sslmode=disable", with: "")
         for arguments in [["-c", "CREATE SCHEMA auth"], ["-f", schema]] {
-            let psql = Process()
-            psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            psql.arguments = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", plainURL] + arguments
-            psql.standardOutput = FileHandle.nullDevice
-            try psql.run()
-            psql.waitUntilExit()
-            #expect(psql.terminationStatus == 0)
+            // ChildProcess, not Foundation's Process: its `run` crashes now and then in this busy test process.
+            let psql = try ChildProcess(executable: "/usr/bin/env",
+                                        arguments: ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", plainURL] + arguments,
+                                        environment: ["PATH": "/usr/local/bin:/usr/bin:/bin"])
+            _ = psql.standardOutput.readDataToEndOfFile()
+            let errors = String(decoding: psql.standardError.readDataToEndOfFile(), as: UTF8.self)
+            while psql.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(psql.terminationStatus == 0, "\(errors)")
         }
         let rows = try await SupabaseAuthReader.read(url: url, logger: Logger(label: "tests"))
         #expect(rows.count == 9)
