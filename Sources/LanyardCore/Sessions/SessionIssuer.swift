@@ -29,15 +29,18 @@ struct OpenedSession: Sendable {
 struct SessionIssuer {
     let dependencies: CoreDependencies
 
+    /// `signedInAt`: when the person last proved who they are, when that was not now (the bridge carries the old
+    /// system's sign-in over; it is not a sign-in of its own).
     func open(userID: String, method: String, client: ClientInfo,
-              connection: any DatabaseConnection, now: Date) async throws -> OpenedSession {
+              connection: any DatabaseConnection, now: Date, signedInAt: Date? = nil) async throws -> OpenedSession {
+        let authTime = min(signedInAt ?? now, now)
         let session = SessionRecord(
             id: dependencies.random.newID(at: now), userID: userID, createdAt: now,
-            expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: now, amr: method,
+            expiresAt: now.addingTimeInterval(dependencies.refreshTokenTTL), authTime: authTime, amr: method,
             clientIP: client.ip, userAgent: client.userAgent.map { String($0.prefix(512)) })
         let refreshToken = RefreshTokens.generate(session: session.id, dependencies.random)
         try await SessionStore(connection).insert(session, refreshTokenKey: RefreshTokens.storageKey(refreshToken))
-        return OpenedSession(userID: userID, sessionID: session.id, refreshToken: refreshToken, authTime: now,
+        return OpenedSession(userID: userID, sessionID: session.id, refreshToken: refreshToken, authTime: authTime,
                              method: method)
     }
 

@@ -14,9 +14,14 @@ public struct VerifiedLegacySession: Sendable, Equatable {
     public var identities: [VerifiedIdentity]
     /// An anonymous user of the old system: it crosses as a guest.
     public var isAnonymous: Bool
+    /// When the person last signed in to the old system, where its token says (Firebase's `auth_time`): the
+    /// crossing's session counts from then, never as a sign-in of its own.
+    public var signedInAt: Date?
 
-    public init(source: LegacySource, legacyID: String, identities: [VerifiedIdentity], isAnonymous: Bool) {
+    public init(source: LegacySource, legacyID: String, identities: [VerifiedIdentity], isAnonymous: Bool,
+                signedInAt: Date? = nil) {
         (self.source, self.legacyID, self.identities, self.isAnonymous) = (source, legacyID, identities, isAnonymous)
+        self.signedInAt = signedInAt
     }
 }
 
@@ -132,7 +137,8 @@ public struct LegacySessionVerifier: Sendable {
             identities.insert(identities.remove(at: index), at: 0)
         }
         let anonymous = firebase["sign_in_provider"]?.stringValue == "anonymous" && identities.isEmpty
-        return VerifiedLegacySession(source: .firebase, legacyID: uid, identities: identities, isAnonymous: anonymous)
+        return VerifiedLegacySession(source: .firebase, legacyID: uid, identities: identities, isAnonymous: anonymous,
+                                     signedInAt: claims["auth_time"]?.numberValue.map { Date(timeIntervalSince1970: $0) })
     }
 
     /// Supabase (`docs/bridge-tokens.md` section 2): a user's session (`role` and `aud` `authenticated`: the anon
@@ -147,14 +153,15 @@ public struct LegacySessionVerifier: Sendable {
                                      isAnonymous: claims["is_anonymous"]?.lenientBool ?? false)
     }
 
-    /// Clerk (`docs/bridge-tokens.md` section 3): a `user_…` subject, no audience (a JWT template's token is meant
-    /// for another service), never an impersonation or a pending session, the issuer when one is configured.
+    /// Clerk (`docs/bridge-tokens.md` section 3): a `user_…` subject and a session (`sid` `sess_…`: a JWT template's
+    /// token, meant for another service, may carry neither a session nor an audience), no audience, never an
+    /// impersonation or a pending session, the issuer when one is configured.
     static func clerk(_ claims: [String: JSONValue], issuer: String?, now: TimeInterval) throws(ProviderTokenError) -> VerifiedLegacySession {
         if let issuer, claims["iss"]?.stringValue != issuer { throw ProviderTokenError(.issuer) }
         guard claims["aud"] == nil else { throw ProviderTokenError(.audience) }
         try checkTimes(claims, now: now)
         guard let subject = claims["sub"]?.stringValue, subject.hasPrefix("user_"), subject.utf8.count <= 128,
-              !subject.containsNUL, claims["sid"].map({ $0.stringValue?.hasPrefix("sess_") == true }) ?? true else {
+              !subject.containsNUL, claims["sid"]?.stringValue?.hasPrefix("sess_") == true else {
             throw ProviderTokenError(.subject)
         }
         guard claims["act"] == nil else { throw ProviderTokenError(.impersonation) }

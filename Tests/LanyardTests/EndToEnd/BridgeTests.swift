@@ -160,6 +160,10 @@ extension TestServer {
             let court = try Session(try await server.migrate(.supabase, supabase))
             #expect(court.userID == "f3faa8e8-79ea-4723-8ad5-cfbc1d74bd1c" && !court.isNewUser)
             #expect(court.linkedProviders == ["google", "apple", "email"])
+            // A crossing is not a sign-in: a token that says nothing of when the person signed in (Supabase's,
+            // Clerk's) opens a session that must sign in again before it changes the account's ways in or ends it.
+            let deletion = try await server.request(.DELETE, "/v1/users/me", bearer: court.accessToken)
+            #expect(deletion.status == 401 && deletion.errorCode == "REAUTHENTICATION_REQUIRED", "\(deletion.text)")
             // The same people from Clerk: their identities are Supabase's imports' now, so each line is reported and
             // left out, except Elif, whose only address was never verified (a guest carrying her Clerk id).
             let clerk = try await ImportTests.importFile(.clerk, "clerk-users.json", on: server)
@@ -171,6 +175,41 @@ extension TestServer {
             #expect(crossed.isAnonymous && !crossed.isNewUser)
             let chiara = try server.legacyToken(.clerk, LegacyMintRequest(sub: "user_2wMzzuVtYkwMJFrCfZ4U2EqkNk6"))
             #expect(try await server.migrate(.clerk, chiara).errorReason == "not_imported")
+        }
+    }
+
+    /// A stolen Firebase ID token lives an hour: its crossing counts from the person's own sign-in at Firebase
+    /// (`auth_time`), so it cannot delete the account or change its ways in unless that sign-in was recent.
+    @Test(arguments: TestDatabase.available)
+    func aCrossingCountsFromTheOldSignInNotFromNow(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let now = Int64(server.clock.now().timeIntervalSince1970)
+            let old = try Session(try await server.migrate(.firebase, try Self.chiarasToken(
+                server, uid: "signed-in-long-ago", expiresIn: 3 * 3600, iat: now - 2 * 3600)))
+            let refused = try await server.request(.DELETE, "/v1/users/me", bearer: old.accessToken)
+            #expect(refused.status == 401 && refused.errorCode == "REAUTHENTICATION_REQUIRED", "\(refused.text)")
+            let fresh = try Session(try await server.migrate(.firebase, try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "signed-in-just-now", identities: ["google.com": ["fresh-google-subject"]], signInProvider: "google.com"))))
+            #expect(try await server.request(.DELETE, "/v1/users/me", bearer: fresh.accessToken).status == 204)
+        }
+    }
+
+    /// An address is no proof of being the same person (a recycled work address): a Firebase user whose only match
+    /// here is an email identity of an account Lanyard made is refused, and that account gains nothing.
+    @Test(arguments: TestDatabase.available)
+    func anAddressAloneAdoptsNoAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: EmailFlowTests.configure) { server in
+            let address = "recycled@example.org"
+            let flow = try EmailFlowTests.Flow(try await EmailFlowTests.start(server, address))
+            let owner = try Session(try await EmailFlowTests.verify(server, flow, code: try #require(
+                try await EmailFlowTests.mail(server, to: address)["code"] as? String)))
+            let token = try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "someone-else-years-ago", identities: ["email": [address], "apple.com": ["someone-elses-apple"]],
+                signInProvider: "password", email: address, emailVerified: true))
+            let refused = try await server.migrate(.firebase, token)
+            #expect(refused.status == 409 && refused.errorCode == "PROVIDER_CONFLICT", "\(refused.text)")
+            let me = try await server.get("/v1/users/me", bearer: owner.accessToken)
+            #expect((me.json["linked_providers"] as? [String]) == ["email"] && me.json["legacy_id"] is NSNull)
         }
     }
 

@@ -50,9 +50,11 @@ public struct Bridge: Sendable {
             return .answer(userID: account.id)
         }
         var holders: [String: LegacyAccountID?] = [:]
+        var heldBySubject: Set<String> = []
         for identity in session.identities {
             if let owner = try await store.identityOwners(provider: identity.provider.rawValue, subjects: [identity.subject])[identity.subject] {
                 holders[owner.userID] = owner.legacy
+                if identity.provider != .email { heldBySubject.insert(owner.userID) }
             }
         }
         switch holders.count {
@@ -65,6 +67,9 @@ public struct Bridge: Sendable {
             return .create
         case 1:
             let (userID, held) = holders.first!
+            // An address alone never joins two people (an old address may be someone else's now): only a provider's
+            // subject finds the account to adopt.
+            guard heldBySubject.contains(userID) else { throw LanyardError.identityInUse("email", mergeAvailable: false) }
             // Another person's old account, as far as the legacy ids say: reported, never joined.
             if held != nil { throw LanyardError.identityInUse(session.identities[0].provider.rawValue, mergeAvailable: false) }
             guard let account = try await UserStore(connection).find(id: userID), account.mergedInto == nil else {
@@ -114,8 +119,11 @@ public struct Bridge: Sendable {
                 userID = try await create()
                 isNewUser = true
             }
+            // Not a sign-in: the session counts from the old system's sign-in where the token says when (Firebase),
+            // else from long ago, so changing the account's ways in asks the person to sign in first.
             let opened = try await SessionIssuer(dependencies: dependencies).open(
-                userID: userID, method: method, client: client, connection: connection, now: now)
+                userID: userID, method: method, client: client, connection: connection, now: now,
+                signedInAt: session.signedInAt ?? Date(timeIntervalSince1970: 0))
             try await audit.write(.signIn, userID: userID, sessionID: opened.sessionID, details: ["provider": method])
             try await audit.write(.userMigrated, userID: userID, sessionID: opened.sessionID, details: [
                 "legacy_id": legacy.id, "legacy_source": legacy.source, "is_new_user": isNewUser ? "true" : "false"])
