@@ -98,6 +98,11 @@ public struct ImportBatches: Sendable {
     /// Deletes those of `ids` still unused, in the statement that checks it; answers the ids deleted.
     private static func removeUnused(_ ids: [String], batchID: String, connection: any DatabaseConnection) async throws -> [String] {
         let placeholders = ids.indices.map { "$\($0 + 2)" }.joined(separator: ", ")
+        // Locked first, in a statement of its own: a sign-in opening a session on one of them commits before, and
+        // the delete's own snapshot (read committed: taken by each statement) sees that session; one that comes
+        // later waits for the undo and finds the account gone.
+        try await connection.query("SELECT id FROM users WHERE import_batch = $1 AND id IN (\(placeholders))"
+                                   + connection.dialect.forUpdate, [.text(batchID)] + ids.map(SQLValue.text))
         return try await connection.query("""
             DELETE FROM users WHERE import_batch = $1 AND id IN (\(placeholders)) AND merged_into IS NULL
             AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = users.id)

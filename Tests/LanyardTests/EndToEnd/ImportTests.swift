@@ -131,6 +131,37 @@ import Testing
         }
     }
 
+    /// People signing in while an undo runs: whoever got a session keeps an account that exists (the undo keeps
+    /// it), and every account the undo reports removed is gone.
+    @Test(arguments: TestDatabase.available)
+    func signInsRacingAnUndoKeepTheirAccounts(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let people = (0..<40).map { "racing-google-\($0)" }
+            let lines = people.enumerated().map { index, subject in
+                #"{"legacy_id": "race-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "\#(subject)"}]}"#
+            }.joined(separator: "\n")
+            let imported = try await server.request(.POST, "/v1/admin/imports", rawBody: lines,
+                                                    headers: ["Authorization": "Bearer \(AdminTests.key)"])
+            let batch = try #require(imported.json["batch_id"] as? String)
+            async let undone = ImportBatches(server.runtime.dependencies).undo(batchID: batch, force: false, actor: "cli",
+                                                                               client: Self.client)
+            let sessions = try await withThrowingTaskGroup(of: Session?.self) { group in
+                for subject in people {
+                    group.addTask { try? await server.signIn(.google, sub: subject) }
+                }
+                return try await group.reduce(into: [Session]()) { if let session = $1 { $0.append(session) } }
+            }
+            let result = try await undone
+            for session in sessions {
+                let me = try await server.get("/v1/users/me", bearer: session.accessToken)
+                #expect(me.status == 200, "a session of a removed account: \(me.text)")
+            }
+            // Those who came after their imported account was removed signed up anew.
+            let anew = sessions.filter(\.isNewUser).count
+            #expect(try await Self.users(server).count == people.count - result.removed + anew)
+        }
+    }
+
     @Test(.enabled(if: TestDatabase.available.contains(.postgres)))
     func supabaseUsersImportStraightFromTheProjectsDatabase() async throws {
         let (url, cleanup) = try await TestDatabase.postgres.makeFresh()
