@@ -22,6 +22,7 @@ enum ClerkUsers {
         default: throw ImportFileError("expected an array of Clerk users")
         }
         var file = ImportFile(source: "clerk", format: "clerk-json")
+        var backendMetadata = 0
         for (index, value) in users.enumerated() {
             let line = index + 1
             guard case .object(let user) = value, let id = user["id"]?.stringValue, !id.isEmpty else {
@@ -37,7 +38,12 @@ enum ClerkUsers {
             // `locked` expires by itself (failed attempts): only a ban disables.
             record.disabled = user["banned"]?.lenientBool ?? false
             record.passwordUser = user["password_enabled"]?.lenientBool ?? false
-            if case .object(let metadata)? = user["public_metadata"], !metadata.isEmpty { record.metadata = metadata }
+            // `unsafe_metadata` is the one the person may change, as Lanyard's metadata is; public and private
+            // metadata were the backend's alone and are not carried over.
+            if case .object(let metadata)? = user["unsafe_metadata"], !metadata.isEmpty { record.metadata = metadata }
+            for key in ["public_metadata", "private_metadata"] {
+                if case .object(let metadata)? = user[key], !metadata.isEmpty { backendMetadata += 1; break }
+            }
             if case .array(let accounts)? = user["external_accounts"] {
                 for case .object(let account) in accounts {
                     guard let provider = account["provider"]?.stringValue else { continue }
@@ -66,6 +72,12 @@ enum ClerkUsers {
                 ImportRules.addEmail(address["email_address"]?.stringValue, verified: status == "verified", to: &record)
             }
             file.records.append(record)
+        }
+        if backendMetadata > 0 {
+            file.warnings.append("""
+                \(backendMetadata) users have public or private metadata: not imported (your backend set it and the \
+                person could not change it; Lanyard's metadata is the person's own). unsafe_metadata is imported.
+                """)
         }
         return file
     }

@@ -18,6 +18,7 @@ enum FirebaseUsers {
         let listUsers = users.contains { if case .object(let user) = $0 { user["uid"] != nil } else { false } }
         var file = ImportFile(source: "firebase", format: listUsers ? "firebase-list-users" : "firebase-auth-export")
         var lookAlikes = 0
+        var customClaims = 0
         // Before firebase-tools 15.19.0 auth:export kept only these four providers' entries.
         var onlyOldProviders = true
         for (index, value) in users.enumerated() {
@@ -46,12 +47,13 @@ enum FirebaseUsers {
                 record.createdAt = ImportTimes.parse(user["createdAt"])
                 record.lastSignInAt = ImportTimes.parse(user["lastSignedInAt"])
             }
+            // Custom claims were set by the app's backend and the person could not change them; Lanyard's metadata is
+            // the person's own (they may edit it): carried over, a role in them would be anyone's for the asking.
             switch user["customClaims"] ?? user["customAttributes"] {
-            case .object(let claims)?: record.metadata = claims
-            case .string(let text)?: record.metadata = JSONParser.parseObject(Array(text.utf8))
+            case .object(let claims)? where !claims.isEmpty: customClaims += 1
+            case .string(let text)? where !(JSONParser.parseObject(Array(text.utf8))?.isEmpty ?? true): customClaims += 1
             default: break
             }
-            if record.metadata?.isEmpty == true { record.metadata = nil }
             record.passwordUser = user["passwordHash"]?.stringValue.map { !$0.isEmpty } ?? false
             let entries: [JSONValue] = if case .array(let entries)? = user[listUsers ? "providerData" : "providerUserInfo"] { entries } else { [] }
             for case .object(let entry) in entries {
@@ -79,6 +81,13 @@ enum FirebaseUsers {
                 dropped every apple.com and microsoft.com entry (Apple users are missing from it). Imported, they would get their email only, and their next Sign in with Apple would make a new \
                 account. Export with firebase-tools 15.19.0 or later, or with the Admin SDK's listUsers() \
                 (docs/import-formats.md section 1.2), unless they really are email-link users.
+                """)
+        }
+        if customClaims > 0 {
+            file.warnings.append("""
+                \(customClaims) users have custom claims: not imported (your backend set them and the person could not \
+                change them; Lanyard's metadata is the person's own, which they may change). Keep roles and plans in your \
+                own backend, keyed by the legacy id.
                 """)
         }
         return file
