@@ -253,6 +253,33 @@ describe("tabs", () => {
     assert.equal(await reuses(), 0);
   });
 
+  test("a re-authentication answered after another account signed in in another tab does not take its place", async () => {
+    const key = `lanyard:${lanyard.base}:session`;
+    const storage = new MemoryStorage();
+    let release;
+    const released = new Promise((done) => { release = done; });
+    let holding = false;
+    const slowReauth = async (url, init) => {
+      const answer = await fetch(url, init);
+      if (holding && new URL(String(url)).pathname === "/v1/auth/reauthenticate/apple") await released;
+      return answer;
+    };
+    const alices = tab(storage, { fetch: slowReauth });
+    const other = tab(storage);
+    await alices.signInWithApple({ idToken: await lanyard.idToken("apple", "a-alice-renews") });
+    holding = true;
+    const renewing = alices.reauthenticate({ provider: "apple", idToken: await lanyard.idToken("apple", "a-alice-renews") })
+      .then(() => null, (error) => error);
+    await pause(300);
+    await other.signOut();
+    const bob = await other.signInWithGoogle({ credential: await lanyard.idToken("google", "g-bob-after-alice") });
+    release();
+    const refused = await renewing;
+    assert.ok(refused instanceof LanyardError && refused.code === "NOT_SIGNED_IN", String(refused));
+    assert.equal(JSON.parse(storage.getItem(key)).user.id, bob.user.id, "Bob's session stays in the storage");
+    await until(() => alices.user?.id === bob.user.id, "Alice's tab to follow the browser's session");
+  });
+
   test("a tab frozen holding the lease: the others wait the lock timeout, then take it over and refresh", async () => {
     const storage = new MemoryStorage();
     const active = tab(storage, { lockTimeout: 700 });

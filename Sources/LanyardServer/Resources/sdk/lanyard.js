@@ -789,6 +789,8 @@ class Client {
         await this.#forgetSession(events);
         return false;
       }
+      // Another account signed in meanwhile (in another tab): its session stays; this renewal is not this browser's.
+      if (stored.user?.id && session.user?.id && stored.user.id !== session.user.id) return false;
       session.user = carriedUser(stored?.user ?? this.#session?.user, session.user);
       await this.#write(session);
       return true;
