@@ -385,8 +385,9 @@ class ConsoleTests(unittest.TestCase):
         self.assertIn("550", failed.text)
         self.screenshot("12-email-deliveries")
         self.browser.find_element(By.CSS_SELECTOR, "button[data-filter=retrying]").click()
-        self.wait.until(lambda browser: all(later in row.text for row in
-                                            browser.find_elements(By.CSS_SELECTOR, "tr[data-delivery-id]")))
+        # The filtered list is rendered anew: wait for its rows, not for a moment with none (all() of none is true).
+        self.wait.until(lambda browser: (rows := browser.find_elements(By.CSS_SELECTOR, "tr[data-delivery-id]"))
+                        and all(later in row.text for row in rows))
         self.assertIn("next try", self.browser.find_element(By.CSS_SELECTOR, "tr[data-delivery-id]").text)
 
     def test_an_operator_follows_an_import_opens_its_report_and_undoes_it(self):
