@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createClient, LanyardError, MemoryStorage } from "../lanyard.js";
 import { LanyardDev } from "./lanyard-dev.js";
+import { record, until, rejects } from "./support.js";
 
 // Any loopback page is a redirect URI under `lanyard dev`; nothing listens there: the test reads the address.
 const APP = "http://localhost:5173/signed-in";
@@ -18,32 +19,6 @@ function client(storage = new MemoryStorage()) {
   const made = createClient({ url: lanyard.base, storage });
   clients.push(made);
   return made;
-}
-
-function record(made) {
-  const heard = [];
-  made.onAuthStateChange((event, session, details) => heard.push({ event, user: session?.user?.id ?? null, details }));
-  return heard;
-}
-
-async function until(check, what, timeout = 10_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
-
-async function rejects(promise, code) {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof LanyardError, `a LanyardError, got ${error}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 /** The redirect flows a storage holds (`lanyard:<server>:redirect:<state>`). */

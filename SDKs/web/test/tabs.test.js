@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, LanyardError, MemoryStorage } from "../lanyard.js";
 import { LanyardDev } from "./lanyard-dev.js";
+import { record, until } from "./support.js";
 
 const ADMIN_KEY = "web-sdk-tabs-test-admin-key-0123456789abcdef";
 const TTL = 3;
@@ -15,22 +16,6 @@ function tab(storage, options = {}) {
   const made = createClient({ url: lanyard.base, storage, ...options });
   clients.push(made);
   return made;
-}
-
-function record(made) {
-  const heard = [];
-  made.onAuthStateChange((event, session, details) => heard.push({ event, user: session?.user?.id ?? null, details }));
-  return heard;
-}
-
-async function until(check, what, timeout = 10_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
 }
 
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
