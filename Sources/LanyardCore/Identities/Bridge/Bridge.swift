@@ -43,11 +43,8 @@ public struct Bridge: Sendable {
 
     static func decide(_ session: VerifiedLegacySession, legacy: LegacyAccountID, store: ImportStore,
                        connection: any DatabaseConnection) async throws -> Decision {
-        if var account = try await store.findAccount(legacy) {
-            // A bridged guest that signed in with an identity of another account was merged into it: that one answers.
-            while let target = account.mergedInto, let next = try await UserStore(connection).find(id: target) { account = next }
-            guard account.disabledAt == nil else { throw LanyardError.accountDisabled }
-            return .answer(userID: account.id)
+        if let account = try await store.findAccount(legacy) {
+            return try await answer(account, connection: connection)
         }
         var holders: [String: LegacyAccountID?] = [:]
         var heldBySubject: Set<String> = []
@@ -56,6 +53,13 @@ public struct Bridge: Sendable {
                 holders[owner.userID] = owner.legacy
                 if identity.provider != .email { heldBySubject.insert(owner.userID) }
             }
+        }
+        // Each read sees what was committed when it ran (PostgreSQL's read committed): a racing crossing of this same
+        // old session may have committed its account between the legacy-id read above and these. That account is the
+        // one a serial run would have answered, not another person's.
+        if let mine = holders.first(where: { $0.value == legacy })?.key,
+           let account = try await UserStore(connection).find(id: mine) {
+            return try await answer(account, connection: connection)
         }
         switch holders.count {
         case 0:
@@ -81,6 +85,15 @@ public struct Bridge: Sendable {
             // The token's identities are on two accounts here: which one is the person's is not the bridge's call.
             throw LanyardError.identityInUse(session.identities[0].provider.rawValue, mergeAvailable: false)
         }
+    }
+
+    /// The account carrying the legacy id answers; a bridged guest that signed in with an identity of another
+    /// account was merged into it, and that one answers.
+    private static func answer(_ found: UserRecord, connection: any DatabaseConnection) async throws -> Decision {
+        var account = found
+        while let target = account.mergedInto, let next = try await UserStore(connection).find(id: target) { account = next }
+        guard account.disabledAt == nil else { throw LanyardError.accountDisabled }
+        return .answer(userID: account.id)
     }
 
     struct Landed: Sendable {
