@@ -73,6 +73,8 @@ public struct AppleNotifications: Sendable {
         case "account-delete", "account-deleted":
             let users = UserStore(connection)
             guard let (_, owned) = try await users.findWithIdentitiesForUpdate(id: identity.userID) else { return .unknownIdentity }
+            // A merge moved the identity to another account between the read above and this lock: read it again.
+            guard owned.contains(where: { $0.id == identity.id }) else { throw StoreError.serializationFailure }
             if owned.count > 1 {
                 try await IdentityStore(connection).delete(userID: identity.userID, provider: Provider.apple.rawValue)
                 try await audit.write(.identityUnlinked, userID: identity.userID, details: details)

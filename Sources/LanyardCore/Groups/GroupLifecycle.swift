@@ -14,8 +14,10 @@ enum GroupLifecycle {
         let members = GroupMemberStore(connection)
         let audit = dependencies.audit(connection, at: dependencies.clock.now(), clientIP: clientIP)
         // Groups locked in id order, as every multi-group change takes them, so two such changes never deadlock.
-        for membership in try await members.memberships(userID: userID).sorted(by: { $0.groupID < $1.groupID }) {
-            guard let group = try await GroupStore(connection).findForUpdate(id: membership.groupID) else { continue }
+        for listed in try await members.memberships(userID: userID).sorted(by: { $0.groupID < $1.groupID }) {
+            guard let group = try await GroupStore(connection).findForUpdate(id: listed.groupID),
+                  // Read again under the group's lock: a hand-over or removal may have committed since the list.
+                  let membership = try await members.find(groupID: group.id, userID: userID) else { continue }
             guard membership.role == GroupRole.owner.rawValue else {
                 try await members.remove(groupID: group.id, userID: userID)
                 try await GroupMembers.revokeInvites(madeBy: userID, groupID: group.id, connection, dependencies,

@@ -27,6 +27,11 @@ public struct Reauthentication: Sendable {
         // retry finds the identity gone with it.
         let opened = try await dependencies.database.transactionRetryingConflicts { connection in
             let now = dependencies.clock.now()
+            // The old session ends first, and only once: of requests racing with one session (or a sign-out beside
+            // them), one gets the new session; the rest wait for this row and find it ended.
+            guard try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now) else {
+                throw LanyardError.sessionEnded
+            }
             let identities = IdentityStore(connection)
             let existing = try await identities.find(provider: provider.rawValue, providerUserID: identity.subject)
             guard let existing, existing.userID == caller.userID else {
@@ -39,7 +44,6 @@ public struct Reauthentication: Sendable {
             }
             try await identities.recordSignIn(of: existing, at: now, email: identity.email,
                                               emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
-            try await SessionStore(connection).revoke(id: caller.sessionID, reason: "reauthenticated", at: now)
             let opened = try await SessionIssuer(dependencies: dependencies).open(
                 userID: caller.userID, method: provider.rawValue, client: client, connection: connection, now: now)
             try await dependencies.audit(connection, at: now, clientIP: client.ip)

@@ -41,42 +41,50 @@ public struct ImportBatches: Sendable {
 
     /// Removes the batch's accounts. Without `force`, refused (`409`, nothing removed) when someone has signed into
     /// one of them since: that person's account is in use. An account signed into while the undo runs is kept (the
-    /// removal re-checks each account in the statement that deletes it).
+    /// removal re-checks each account in the statement that deletes it). An import still running stops at its next
+    /// chunk, and every account it wrote is taken back; an undo that stopped part way can be run again.
     public func undo(batchID: String, force: Bool, actor: String, client: ClientInfo) async throws -> ImportUndoResult {
         let dependencies = self.dependencies
-        let accounts = try await dependencies.database.read { connection in
+        let seen = try await dependencies.database.read { connection in
             let store = ImportStore(connection)
             guard let batch = try await store.batch(id: batchID) else { throw LanyardError.notFound("No such import batch") }
-            guard batch.undoneAt == nil else {
+            guard batch.accountsRemoved == nil else {
                 throw LanyardError.invalidRequest(field: "batch", "This batch was undone already")
             }
             return try await store.batchAccounts(batchID: batchID)
         }
-        let used = accounts.filter(\.used).map(\.id)
-        if !used.isEmpty && !force {
+        let usedBefore = seen.filter(\.used).count
+        if usedBefore > 0 && !force {
             var refusal = LanyardError(.invalidRequest, """
-                Someone has signed into \(used.count) of this batch's accounts since the import; undo with force to \
+                Someone has signed into \(usedBefore) of this batch's accounts since the import; undo with force to \
                 remove them too
-                """, details: ["field": "force", "reason": "signed_in_since", "accounts_signed_in": .number(Double(used.count))])
+                """, details: ["field": "force", "reason": "signed_in_since", "accounts_signed_in": .number(Double(usedBefore))])
             refusal.statusOverride = 409
             throw refusal
         }
+        // From here a running import writes nothing more; what it wrote before is listed below.
+        let accounts = try await dependencies.database.transaction { connection in
+            try await ImportStore(connection).beginUndo(id: batchID, at: dependencies.clock.now())
+            return try await ImportStore(connection).batchAccounts(batchID: batchID)
+        }
+        // Without force, accounts signed into since the check above are kept, as the removal keeps them.
+        let used = force ? accounts.filter(\.used).map(\.id) : []
         var removed = 0
-        var kept = 0
+        var kept = force ? 0 : accounts.filter(\.used).count
         let unused = accounts.filter { !$0.used }.map(\.id)
         for start in stride(from: 0, to: unused.count, by: Self.chunkSize) {
             let chunk = Array(unused[start..<min(start + Self.chunkSize, unused.count)])
-            let gone = try await dependencies.database.transactionRetryingConflicts { connection in
+            let (present, gone) = try await dependencies.database.transactionRetryingConflicts { connection in
                 let now = dependencies.clock.now()
-                let ids = try await Self.removeUnused(chunk, batchID: batchID, connection: connection)
+                let (present, ids) = try await Self.removeUnused(chunk, batchID: batchID, connection: connection)
                 let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
                 for id in ids {
                     try await audit.write(.userDeleted, userID: id, details: ["actor": actor, "import_batch": batchID])
                 }
-                return ids.count
+                return (present, ids.count)
             }
             removed += gone
-            kept += chunk.count - gone
+            kept += present - gone
         }
         if force {
             for id in used {
@@ -95,20 +103,23 @@ public struct ImportBatches: Sendable {
         return ImportUndoResult(batchID: batchID, removed: removed, keptSignedIn: force ? 0 : kept)
     }
 
-    /// Deletes those of `ids` still unused, in the statement that checks it; answers the ids deleted.
-    private static func removeUnused(_ ids: [String], batchID: String, connection: any DatabaseConnection) async throws -> [String] {
+    /// Deletes those of `ids` still unused, in the statement that checks it; answers how many were still here and
+    /// the ids deleted (an undo running beside this one may have removed some already: neither kept nor ours).
+    private static func removeUnused(_ ids: [String], batchID: String,
+                                     connection: any DatabaseConnection) async throws -> (present: Int, deleted: [String]) {
         let placeholders = ids.indices.map { "$\($0 + 2)" }.joined(separator: ", ")
         // Locked first, in a statement of its own: a sign-in opening a session on one of them commits before, and
         // the delete's own snapshot (read committed: taken by each statement) sees that session; one that comes
         // later waits for the undo and finds the account gone.
-        try await connection.query("SELECT id FROM users WHERE import_batch = $1 AND id IN (\(placeholders))"
-                                   + connection.dialect.forUpdate, [.text(batchID)] + ids.map(SQLValue.text))
-        return try await connection.query("""
+        let present = try await connection.query("SELECT id FROM users WHERE import_batch = $1 AND id IN (\(placeholders))"
+                                                 + connection.dialect.forUpdate, [.text(batchID)] + ids.map(SQLValue.text)).count
+        let deleted = try await connection.query("""
             DELETE FROM users WHERE import_batch = $1 AND id IN (\(placeholders)) AND merged_into IS NULL
             AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.user_id = users.id)
             AND NOT EXISTS (SELECT 1 FROM users m WHERE m.merged_into = users.id)
             RETURNING id
             """, [.text(batchID)] + ids.map(SQLValue.text)).map { try $0.string("id") }
+        return (present, deleted)
     }
 }
 

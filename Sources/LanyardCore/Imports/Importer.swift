@@ -35,7 +35,7 @@ public struct Importer: Sendable {
     }
 
     public func run(_ file: ImportFile, _ run: Run, client: ClientInfo,
-                    progress: @Sendable (ImportReport) -> Void = { _ in }) async throws -> ImportReport {
+                    progress: @Sendable (ImportReport) async -> Void = { _ in }) async throws -> ImportReport {
         let started = dependencies.clock.now()
         let batchID = "imp_" + dependencies.random.newID(at: started).replacingOccurrences(of: "-", with: "")
         var report = ImportReport(dryRun: run.dryRun, source: file.source, format: file.format)
@@ -55,19 +55,20 @@ public struct Importer: Sendable {
         var claimed = Claims()
         for chunk in stride(from: 0, to: file.records.count, by: Self.chunkSize) {
             let records = Array(file.records[chunk..<min(chunk + Self.chunkSize, file.records.count)])
-            let outcome = try await write(records, source: file.source, batchID: batchID, run: run, claimed: claimed,
-                                          at: started, client: client)
-            claimed = outcome.claimed
-            for conflict in outcome.conflicts { tally.add(conflict, to: &report) }
-            report.created += outcome.created
-            report.unchanged += outcome.unchanged
-            report.skipped += outcome.skipped
-            report.guests += outcome.guests
-            report.disabled += outcome.disabled
-            report.passwordUsers += outcome.passwordUsers
-            report.passwordUsersWithoutEmail += outcome.passwordUsersWithoutEmail
-            report.identities.merge(outcome.identities, uniquingKeysWith: +)
-            progress(report)
+            for outcome in try await writeSettling(records, source: file.source, batchID: batchID, run: run, claimed: claimed,
+                                                   at: started, client: client) {
+                claimed = outcome.claimed
+                for conflict in outcome.conflicts { tally.add(conflict, to: &report) }
+                report.created += outcome.created
+                report.unchanged += outcome.unchanged
+                report.skipped += outcome.skipped
+                report.guests += outcome.guests
+                report.disabled += outcome.disabled
+                report.passwordUsers += outcome.passwordUsers
+                report.passwordUsersWithoutEmail += outcome.passwordUsersWithoutEmail
+                report.identities.merge(outcome.identities, uniquingKeysWith: +)
+            }
+            await progress(report)
         }
         guard !run.dryRun else { return report }
         let created = report.created
@@ -80,7 +81,7 @@ public struct Importer: Sendable {
                                             report: Self.json(finishedReport))
             } else {
                 // A run that made nothing (a file imported again) leaves no batch to undo.
-                try await connection.query("DELETE FROM import_batches WHERE id = $1", [.text(batchID)])
+                try await connection.query("DELETE FROM import_batches WHERE id = $1 AND undone_at IS NULL", [.text(batchID)])
             }
         }
         return report
@@ -113,6 +114,22 @@ public struct Importer: Sendable {
         var identities: [String: Int] = [:]
     }
 
+    /// A chunk whose transaction keeps meeting sign-ins or bridge crossings of its people (each retry reads again, and
+    /// new ones commit meanwhile, as on switching day with the bridge live) is written in halves, down to single
+    /// records, which a second read always settles: the import finishes however busy the server is.
+    private func writeSettling(_ records: [ImportRecord], source: String, batchID: String, run: Run, claimed: Claims,
+                               at now: Date, client: ClientInfo) async throws -> [ChunkOutcome] {
+        do {
+            return [try await write(records, source: source, batchID: batchID, run: run, claimed: claimed, at: now, client: client)]
+        } catch let error as StoreError where error.isConflict && records.count > 1 {
+            let half = records.count / 2
+            let first = try await writeSettling(Array(records[..<half]), source: source, batchID: batchID, run: run,
+                                                claimed: claimed, at: now, client: client)
+            return first + (try await writeSettling(Array(records[half...]), source: source, batchID: batchID, run: run,
+                                                    claimed: first.last?.claimed ?? claimed, at: now, client: client))
+        }
+    }
+
     /// One transaction: reads what the chunk's records would collide with, decides each record, writes the new
     /// accounts. A constraint conflict (a sign-in took an identity meanwhile) runs it again, reading again.
     private func write(_ records: [ImportRecord], source: String, batchID: String, run: Run, claimed: Claims, at now: Date,
@@ -120,13 +137,16 @@ public struct Importer: Sendable {
         let dependencies = self.dependencies
         let work: @Sendable (any DatabaseConnection) async throws -> ChunkOutcome = { connection in
             let store = ImportStore(connection)
-            var outcome = ChunkOutcome(claimed: claimed)
-            var existingLegacy: [LegacyAccountID: String] = [:]
-            for (recordSource, group) in Dictionary(grouping: records, by: { $0.legacySource ?? source }) {
-                for (legacyID, accountID) in try await store.accounts(source: recordSource, legacyIDs: group.map(\.legacyID)) {
-                    existingLegacy[LegacyAccountID(source: recordSource, id: legacyID)] = accountID
-                }
+            // Held to the commit: an undo of this batch waits for this chunk, and once begun, stops the run here.
+            if !run.dryRun, try await !store.holdOpenBatch(id: batchID) {
+                var stopped = LanyardError(.invalidRequest, """
+                    This import's batch was undone while it ran: it stopped, and the undo takes back every account it \
+                    wrote; run the import again to bring them in
+                    """, details: ["field": "batch", "reason": "batch_undone"])
+                stopped.statusOverride = 409
+                throw stopped
             }
+            var outcome = ChunkOutcome(claimed: claimed)
             var owners: [String: (userID: String, legacy: LegacyAccountID?)] = [:]
             let identities = records.flatMap(\.identities)
             for (provider, group) in Dictionary(grouping: identities, by: \.provider) {
@@ -135,6 +155,15 @@ public struct Importer: Sendable {
                 }
             }
             let takenIDs = try await store.existingAccountIDs(records.compactMap(\.keptID))
+            // Read last: each statement sees what was committed when it ran (PostgreSQL's read committed), so an
+            // account a racing run or bridge crossing committed with a record's legacy id, seen holding an identity
+            // or an id above, is seen here too, and the record is unchanged, as run one after the other.
+            var existingLegacy: [LegacyAccountID: String] = [:]
+            for (recordSource, group) in Dictionary(grouping: records, by: { $0.legacySource ?? source }) {
+                for (legacyID, accountID) in try await store.accounts(source: recordSource, legacyIDs: group.map(\.legacyID)) {
+                    existingLegacy[LegacyAccountID(source: recordSource, id: legacyID)] = accountID
+                }
+            }
             let audit = dependencies.audit(connection, at: now, clientIP: client.ip)
             for record in records {
                 let legacy = LegacyAccountID(source: record.legacySource ?? source, id: record.legacyID)

@@ -123,10 +123,13 @@ struct MergeEngine {
         let survivors = try await members.memberships(userID: plan.into)
         try MergeDecision.checkGroups(after: Set(absorbed.map(\.groupID) + survivors.map(\.groupID)).count,
                                       limit: dependencies.groupsPerAccount)
-        for membership in absorbed {
-            guard try await GroupStore(connection).findForUpdate(id: membership.groupID) != nil,
+        for listed in absorbed {
+            // Both roles read again under the group's lock: a removal, demotion or hand-over may have committed since
+            // the lists above (they lock only the group).
+            guard try await GroupStore(connection).findForUpdate(id: listed.groupID) != nil,
+                  let membership = try await members.find(groupID: listed.groupID, userID: plan.from),
                   let absorbedRole = GroupRole(rawValue: membership.role) else { continue }
-            let existing = survivors.first { $0.groupID == membership.groupID }
+            let existing = try await members.find(groupID: membership.groupID, userID: plan.into)
             let existingRole = existing.flatMap { GroupRole(rawValue: $0.role) }
             try await members.remove(groupID: membership.groupID, userID: plan.from)
             if let existingRole {

@@ -13,7 +13,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case unavailable(String)
 
     /// A concurrent transaction made this one fail; running it again reads what that one committed.
-    var isConflict: Bool {
+    public var isConflict: Bool {
         switch self {
         case .uniqueViolation, .serializationFailure, .foreignKeyViolation: true
         case .notNullViolation, .unexpectedValue, .unavailable: false

@@ -169,9 +169,26 @@ public struct ImportStore: Sendable {
             """, [.text(batchID)]).map { (try $0.string("id"), try $0.integer("used") != 0) }
     }
 
+    /// Holds the batch's row until the transaction ends, so an undo cannot begin meanwhile; `false` once an undo has
+    /// begun (the import's next chunk must not write accounts the undo has already listed).
+    public func holdOpenBatch(id: String) async throws -> Bool {
+        try await connection.first("UPDATE import_batches SET started_at = started_at WHERE id = $1 AND undone_at IS NULL RETURNING id",
+                                   [.text(id)]) != nil
+    }
+
+    /// Marks an undo begun (`undone_at`), after any chunk of a running import that holds the row has committed.
+    public func beginUndo(id: String, at date: Date) async throws {
+        try await connection.query("UPDATE import_batches SET undone_at = COALESCE(undone_at, $2) WHERE id = $1",
+                                   [.text(id), .date(date)])
+    }
+
+    /// Marks an undo finished, adding what it removed to `accounts_removed` (undos racing, or one run again after
+    /// it stopped part way, each add their own).
     public func markUndone(id: String, at date: Date, removed: Int) async throws {
-        try await connection.query("UPDATE import_batches SET undone_at = $2, accounts_removed = $3 WHERE id = $1",
-                                   [.text(id), .date(date), .integer(Int64(removed))])
+        try await connection.query("""
+            UPDATE import_batches SET undone_at = COALESCE(undone_at, $2),
+                accounts_removed = COALESCE(accounts_removed, 0) + $3 WHERE id = $1
+            """, [.text(id), .date(date), .integer(Int64(removed))])
     }
 
     /// Accounts carrying a legacy id, and those of them signed into since (any session), per source: the console's

@@ -116,6 +116,42 @@ import Testing
         }
     }
 
+    /// An operator undoes a batch whose import is still running (the console lists it without `finished_at`): the
+    /// import stops at its next chunk and every account it wrote before is taken back; nothing is left behind.
+    @Test(arguments: TestDatabase.available)
+    func anUndoOfARunningImportStopsItAndTakesBackEverythingItWrote(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let auth = ["Authorization": "Bearer \(AdminTests.key)"]
+            let count = Importer.chunkSize * 3
+            let lines = (0..<count).map { index in
+                #"{"legacy_id": "running-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "running-google-\#(index)"}]}"#
+            }.joined(separator: "\n")
+            let file = try ImportSource.jsonl.read(Array(lines.utf8), options: ImportOptions(), now: server.clock.now())
+            let undone = UndoAnswer()
+            var stopped: LanyardError?
+            do {
+                _ = try await Importer(server.runtime.dependencies).run(file, .init(origin: "running.jsonl", actor: "cli", dryRun: false),
+                                                                         client: Self.client) { report in
+                    guard report.created == Importer.chunkSize, await undone.value == nil else { return }
+                    let listed = try? await server.request(.GET, "/v1/admin/imports", headers: auth)
+                    let running = (listed?.json["batches"] as? [[String: Any]])?.first { $0["finished_at"] is NSNull }
+                    guard let batch = running?["id"] as? String,
+                          let answer = try? await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth) else { return }
+                    await undone.set(answer)
+                }
+            } catch let error as LanyardError {
+                stopped = error
+            }
+            let undo = try #require(await undone.value)
+            #expect(undo.status == 200 && undo.json["removed"] as? Int == Importer.chunkSize, "\(undo.text)")
+            #expect(stopped?.details["reason"] == .string("batch_undone"))
+            #expect(try await Self.users(server).isEmpty)
+            // Run again, the file comes in whole: nothing of the stopped run is in its way.
+            #expect(try await Importer(server.runtime.dependencies).run(
+                file, .init(origin: "running.jsonl", actor: "cli", dryRun: false), client: Self.client).created == count)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func anUndoNobodyOverlapsRemovesExactlyTheBatchsAccounts(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.admin) { server in
@@ -128,6 +164,70 @@ import Testing
             #expect(try await Self.users(server).map { $0["id"] as? String } == [mine.userID])
             // Imported again after the undo, they come back: nothing is left of the first batch in the way.
             #expect(try await Self.importFile(.clerk, "clerk-users.json", on: server).created == 8)
+        }
+    }
+
+    /// The same file imported twice at once (two operators, a retried job) while the app's bridge brings the same
+    /// people across: each person is one account, created once, and unchanged everywhere else, never reported as a
+    /// conflict with themselves.
+    @Test(arguments: TestDatabase.available)
+    func importsAndCrossingsOfTheSamePeopleAtOnceMakeEachOneAccount(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let count = Importer.chunkSize * 3
+            let lines = (0..<count).map { index in
+                #"{"legacy_id": "twice-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "twice-google-\#(index)"}, {"provider": "apple", "subject": "twice-apple-\#(index)"}]}"#
+            }.joined(separator: "\n")
+            let file = try ImportSource.jsonl.read(Array(lines.utf8), options: ImportOptions(), now: server.clock.now())
+            let tokens = try (0..<count).map { index in
+                try server.legacyToken(.firebase, LegacyMintRequest(
+                    sub: "twice-\(index)", identities: ["google.com": ["twice-google-\(index)"], "apple.com": ["twice-apple-\(index)"]],
+                    signInProvider: "google.com"))
+            }
+            let importer = Importer(server.runtime.dependencies)
+            async let first = importer.run(file, .init(origin: "twice.jsonl", actor: "cli", dryRun: false), client: Self.client)
+            async let second = importer.run(file, .init(origin: "twice.jsonl", actor: "cli", dryRun: false), client: Self.client)
+            async let crossings = withThrowingTaskGroup(of: [TestResponse].self) { group in
+                for lane in 0..<4 {
+                    group.addTask {
+                        var answers: [TestResponse] = []
+                        for index in stride(from: lane, to: count, by: 4) {
+                            answers.append(try await server.migrate(.firebase, tokens[index]))
+                        }
+                        return answers
+                    }
+                }
+                return try await group.reduce(into: [TestResponse]()) { $0 += $1 }
+            }
+            let reports = try await [first, second]
+            let crossed = try await crossings
+            #expect(crossed.allSatisfy { $0.status == 200 }, "\(crossed.first { $0.status != 200 }?.text ?? "")")
+            let made = reports.map(\.created).reduce(0, +) + crossed.filter { (try? Session($0).isNewUser) == true }.count
+            #expect(made == count)
+            #expect(reports.allSatisfy { $0.conflictCounts.isEmpty }, "\(reports.map(\.conflictCounts))")
+            let listed = try await server.request(.GET, "/v1/admin/imports", headers: ["Authorization": "Bearer \(AdminTests.key)"])
+            let firebase = (listed.json["sources"] as? [[String: Any]])?.first { $0["source"] as? String == "firebase" }
+            #expect(firebase?["accounts"] as? Int == count)
+        }
+    }
+
+    /// Operators pressing undo at once (two consoles, a retried request): the accounts are removed once, nobody is
+    /// told an account was kept that was removed, and the batch records each removal once.
+    @Test(arguments: TestDatabase.available)
+    func undosRacingEachOtherCountEachRemovalOnce(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let auth = ["Authorization": "Bearer \(AdminTests.key)"]
+            let report = try await Self.importFile(.clerk, "clerk-users.json", on: server)
+            let batch = try #require(report.batchID)
+            let answers = try await server.concurrently(6) {
+                try await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth)
+            }
+            let done = answers.filter { $0.status == 200 }
+            #expect(!done.isEmpty && answers.allSatisfy { $0.status == 200 || $0.status == 400 }, "\(answers.map(\.status))")
+            #expect(done.map { $0.json["removed"] as? Int ?? -1 }.reduce(0, +) == report.created)
+            #expect(done.allSatisfy { $0.json["kept_signed_in"] as? Int == 0 }, "\(done.map(\.text))")
+            let shown = try await server.request(.GET, "/v1/admin/imports/\(batch)", headers: auth)
+            #expect(shown.json["accounts_removed"] as? Int == report.created)
+            #expect(try await Self.users(server).isEmpty)
         }
     }
 
@@ -201,4 +301,10 @@ import Testing
                         == "f3faa8e8-79ea-4723-8ad5-cfbc1d74bd1c")
         }
     }
+}
+
+/// The undo's answer, set from inside an import's progress callback.
+private actor UndoAnswer {
+    private(set) var value: TestResponse?
+    func set(_ answer: TestResponse) { value = answer }
 }

@@ -362,6 +362,25 @@ import LanyardStore
         }
     }
 
+    /// A stolen or replayed session re-authenticating many times at once: one new session, as one at a time would
+    /// give; the rest find the old session ended (the new session is what may delete the account or unlink).
+    @Test(arguments: TestDatabase.available)
+    func oneSessionReauthenticatesOnceHoweverManyRequestsRace(database: TestDatabase) async throws {
+        try await TestServer.with(database) { server in
+            let ada = try await server.signIn(.apple, sub: "apple-reauth-racing-itself")
+            let token = try server.idToken(.apple, sub: "apple-reauth-racing-itself")
+            let answers = try await server.concurrently(12) {
+                try await server.post("/v1/auth/reauthenticate/apple", ["id_token": token], bearer: ada.accessToken)
+            }
+            #expect(answers.filter { $0.status == 200 }.count == 1, "\(answers.map(\.status))")
+            #expect(answers.allSatisfy { $0.status == 200 || ($0.status == 401 && $0.errorCode == "UNAUTHORIZED") },
+                    "\(answers.map(\.text))")
+            let sessions = try await server.get("/v1/sessions", bearer: try Session(try #require(
+                answers.first { $0.status == 200 })).accessToken)
+            #expect((sessions.json["sessions"] as? [[String: Any]])?.count == 1, "\(sessions.text)")
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func deletionNeedsARecentSignIn(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in
