@@ -60,6 +60,36 @@ extension TestServer {
         }
     }
 
+    /// An export older than firebase-tools 15.19 leaves Apple out: the person is imported with Google only. Their
+    /// crossing names Apple too, and that Apple identity, held by nobody, joins their account, so Sign in with Apple
+    /// later reaches them; an identity another account holds is left where it is.
+    @Test(arguments: TestDatabase.available)
+    func aCrossingBringsTheAppleIdentityAnOldExportLeftOut(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: ImportTests.admin) { server in
+            let line = #"{"legacy_id": "exported-without-apple", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "google-kept"}]}"#
+            let imported = try await server.request(.POST, "/v1/admin/imports", rawBody: line,
+                                                    headers: ["Authorization": "Bearer \(AdminTests.key)"])
+            #expect(imported.status == 201)
+            let stranger = try await server.signIn(.apple, sub: "apple-of-someone-else")
+            let crossed = try Session(try await server.migrate(.firebase, try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "exported-without-apple", identities: ["google.com": ["google-kept"], "apple.com": ["apple-left-out"]],
+                signInProvider: "apple.com"))))
+            #expect(!crossed.isNewUser && crossed.linkedProviders == ["google", "apple"])
+            let apple = try await server.signIn(.apple, sub: "apple-left-out")
+            #expect(apple.userID == crossed.userID && !apple.isNewUser)
+            // A second person's export names an Apple identity a Lanyard account holds: the crossing answers, the
+            // identity stays with its holder.
+            let second = #"{"legacy_id": "exported-second", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "google-second"}]}"#
+            _ = try await server.request(.POST, "/v1/admin/imports", rawBody: second,
+                                         headers: ["Authorization": "Bearer \(AdminTests.key)"])
+            let answered = try Session(try await server.migrate(.firebase, try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "exported-second", identities: ["google.com": ["google-second"], "apple.com": ["apple-of-someone-else"]],
+                signInProvider: "google.com"))))
+            #expect(answered.linkedProviders == ["google"])
+            #expect(try await server.signIn(.apple, sub: "apple-of-someone-else").userID == stranger.userID)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func anAnonymousUserComesAcrossAsAGuestThatKeepsItsLegacyID(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in

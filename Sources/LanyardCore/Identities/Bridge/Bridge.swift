@@ -120,13 +120,14 @@ public struct Bridge: Sendable {
                 if let account = try await UserStore(connection).find(id: id), UserStore.activityIsStale(account.lastActiveAt, at: now) {
                     try await UserStore(connection).markActive(id: id, at: now)
                 }
+                try await linkMissing(to: id, unheldOnly: true)
             case .adopt(let id):
                 userID = id
                 guard try await ImportStore(connection).setLegacy(legacy, userID: id, at: now) else {
                     // It gained a legacy id meanwhile: read again.
                     throw StoreError.serializationFailure
                 }
-                try await linkMissing(to: id)
+                try await linkMissing(to: id, unheldOnly: false)
                 try await UserStore(connection).markActive(id: id, at: now)
             case .create:
                 userID = try await create()
@@ -161,11 +162,23 @@ public struct Bridge: Sendable {
             return userID
         }
 
-        /// The token's identities nobody holds, onto the account that holds the others (one per provider).
-        private func linkMissing(to userID: String) async throws {
+        /// The token's identities of providers the account has none of, onto it: for an adopted account (`decide`
+        /// found nobody else holding them), all; for an answering one, those nobody holds (`unheldOnly`), so an Apple
+        /// user imported from an export that left Apple out gains their Apple identity when they cross.
+        private func linkMissing(to userID: String, unheldOnly: Bool) async throws {
             let held = try await IdentityStore(connection).list(userID: userID)
+            var missing = session.identities.filter { identity in !held.contains { $0.provider == identity.provider.rawValue } }
+            guard !missing.isEmpty else { return }
+            if unheldOnly {
+                var unheld: [VerifiedIdentity] = []
+                for identity in missing where try await ImportStore(connection).identityOwners(
+                    provider: identity.provider.rawValue, subjects: [identity.subject]).isEmpty {
+                    unheld.append(identity)
+                }
+                missing = unheld
+            }
             var position = try await ImportStore(connection).nextLinkPosition(userID: userID)
-            for identity in session.identities where !held.contains(where: { $0.provider == identity.provider.rawValue }) {
+            for identity in missing {
                 try await IdentityStore(connection).link(IdentityRecord(identity, id: dependencies.random.newID(at: now),
                                                                         userID: userID, linkedAt: now, lastSignInAt: now),
                                                          at: Int64(position))
