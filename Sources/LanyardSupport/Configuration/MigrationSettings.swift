@@ -26,6 +26,9 @@ public struct MigrationSettings: Sendable, Equatable {
     public var clerkIssuer: String?
     /// `LANYARD_TOKEN_LEGACY_ID=1`: access tokens carry the account's `legacy_id`.
     public var tokenLegacyID = false
+    /// `LANYARD_SUPABASE_KEEP_IDS=1`: a Supabase guest the bridge brings across (one the import did not) keeps its
+    /// UUID as its Lanyard id where no account has that id, as `lanyard import supabase --keep-ids` does.
+    public var supabaseKeepIDs = false
 
     public init() {}
 
@@ -57,6 +60,7 @@ public struct MigrationSettings: Sendable, Equatable {
         settings.clerkJWKSURL = try reader.url("LANYARD_CLERK_JWKS_URL")
         settings.clerkIssuer = reader.string("LANYARD_CLERK_ISSUER")
         settings.tokenLegacyID = try reader.flag("LANYARD_TOKEN_LEGACY_ID") ?? false
+        settings.supabaseKeepIDs = try reader.flag("LANYARD_SUPABASE_KEEP_IDS") ?? false
         return settings
     }
 }

@@ -111,6 +111,31 @@ extension TestServer {
         }
     }
 
+    /// With `LANYARD_SUPABASE_KEEP_IDS`, a Supabase guest who signed up after the import keeps its UUID as its
+    /// Lanyard id when the bridge brings it across, so `auth.uid()` in the app's policies still finds its rows; a
+    /// UUID some account already has is never given twice (that guest gets an id of its own, the legacy id kept).
+    @Test(arguments: TestDatabase.available)
+    func aSupabaseGuestKeepsItsUUIDWhenAsked(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: {
+            $0.migration.supabaseKeepIDs = true
+            ImportTests.admin(&$0)
+        }) { server in
+            let uuid = "5d1c9e07-3b2a-4f68-8e41-0a9b7c6d5e4f"
+            let guest = try Session(try await server.migrate(.supabase, try server.legacyToken(.supabase, LegacyMintRequest(
+                sub: uuid, isAnonymous: true))))
+            #expect(guest.isAnonymous && guest.isNewUser && guest.userID == uuid)
+            // An account whose kept id is this UUID under another legacy id (a line's `id`): the guest is not it.
+            let taken = "0e6f3d2c-1b4a-4c59-9d87-6a5b4c3d2e1f"
+            let line = #"{"legacy_id": "someone-else", "legacy_source": "supabase", "id": "\#(taken)", "identities": [{"provider": "google", "subject": "google-of-someone-else"}]}"#
+            #expect(try await server.request(.POST, "/v1/admin/imports", rawBody: line,
+                                             headers: ["Authorization": "Bearer \(AdminTests.key)"]).status == 201)
+            let other = try Session(try await server.migrate(.supabase, try server.legacyToken(.supabase, LegacyMintRequest(
+                sub: taken, isAnonymous: true))))
+            #expect(other.isNewUser && other.userID != taken)
+            #expect(try await server.get("/v1/users/me", bearer: other.accessToken).json["legacy_id"] as? String == taken)
+        }
+    }
+
     @Test(arguments: TestDatabase.available)
     func aFirebaseTokenNamesTheIdentitiesOfTheAccountItMakes(database: TestDatabase) async throws {
         try await TestServer.with(database) { server in

@@ -13,6 +13,7 @@ import LanyardStore
         #expect(configuration.port == 8080)
         #expect(configuration.database == .sqliteFile(path: ".lanyard/lanyard.sqlite"))
         #expect(configuration.databasePoolSize == 10)
+        #expect(!configuration.migration.supabaseKeepIDs)
         #expect(configuration.resolvedIssuer() == "http://127.0.0.1:8080")
         #expect(configuration.accessTokenTTL == 900)
         #expect(configuration.refreshTokenTTL == 2_592_000)
@@ -34,6 +35,7 @@ import LanyardStore
             "LANYARD_TRUSTED_PROXIES": "10.0.0.0/8,fd00::/8",
             "LANYARD_RATE_LIMIT_LINK": "3/60",
             "LANYARD_DATABASE_POOL_SIZE": "32",
+            "LANYARD_SUPABASE_KEEP_IDS": "1",
         ])
         #expect(configuration.database == .postgres(.init(host: "db.internal", port: 6543, username: "lanyard",
                                                           password: "s@cret", database: "auth", tlsMode: "disable")))
@@ -42,6 +44,7 @@ import LanyardStore
         #expect(configuration.trustedProxies.count == 2)
         #expect(configuration.rateLimits.link == .init(limit: 3, window: 60))
         #expect(configuration.databasePoolSize == 32)
+        #expect(configuration.migration.supabaseKeepIDs && !configuration.migration.tokenLegacyID)
     }
 
     @Test func thePostgresURLCarriesPreparedStatementsAndASocketDirectory() throws {

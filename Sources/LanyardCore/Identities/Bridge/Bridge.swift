@@ -146,7 +146,7 @@ public struct Bridge: Sendable {
 
         /// A new account: a guest, or the token's identities in its order (the first the primary), with the legacy id.
         private func create() async throws -> String {
-            let userID = dependencies.random.newID(at: now)
+            let userID = try await keptID() ?? dependencies.random.newID(at: now)
             var user = UserRecord(id: userID, createdAt: now, isAnonymous: session.identities.isEmpty,
                                   displayName: session.identities.lazy.compactMap(\.name).first)
             user.legacy = legacy
@@ -160,6 +160,15 @@ public struct Bridge: Sendable {
             details["provider"] = session.identities.first?.provider.rawValue
             try await audit.write(.userCreated, userID: userID, details: details)
             return userID
+        }
+
+        /// A Supabase user's UUID as their Lanyard id (`LANYARD_SUPABASE_KEEP_IDS`), where no account has it: the
+        /// app's rows keyed by it stay theirs. A racing crossing of the same session that takes it first makes this
+        /// insert fail, and the retry answers with that crossing's account.
+        private func keptID() async throws -> String? {
+            guard session.source == .supabase, dependencies.legacySessions.settings.supabaseKeepIDs,
+                  try await UserStore(connection).find(id: legacy.id) == nil else { return nil }
+            return legacy.id
         }
 
         /// The token's identities of providers the account has none of, onto it: for an adopted account (`decide`
