@@ -464,6 +464,17 @@ class ConsoleTests(unittest.TestCase):
             self.assertIn(f"{provider} {count}", self.browser.find_element(By.ID, "report-identities").text)
         self.screenshot("16-import-report")
 
+        # Its accounts: the batch's eleven and nobody else's, then back to the batch from the filter's link.
+        self.browser.find_element(By.ID, "batch-accounts").click()
+        self.wait.until(EC.visibility_of_element_located((By.ID, "batch-filter")))
+        self.wait.until(lambda _: len(self.browser.find_elements(By.CSS_SELECTOR, "tr[data-user-id]")) == 11)
+        listed = {row.get_attribute("data-user-id") for row in self.browser.find_elements(By.CSS_SELECTOR, "tr[data-user-id]")}
+        by_api = httpx.get(f"{base}/v1/admin/users?import_batch={batch}&limit=100", headers=admin).json()["users"]
+        self.assertEqual(listed, {user["id"] for user in by_api})
+        self.assertIn(bruno["user"]["id"], listed)
+        self.browser.find_element(By.CSS_SELECTOR, "#batch-filter a").click()
+        self.wait.until(EC.visibility_of_element_located((By.ID, "undo")))
+
         # Undo: refused, since Bruno has signed in; nothing removed.
         self.browser.find_element(By.ID, "undo").click()
         self.confirm()

@@ -28,14 +28,16 @@ public struct AccountAdministration: Sendable {
         public var provider: String?
         /// An exact legacy id (reference section 24), of any source.
         public var legacyID: String?
+        /// The accounts an import batch created, still here (reference section 24).
+        public var importBatch: String?
         public var cursor: String?
         public var limit: Int?
 
         public init(query: String? = nil, anonymous: Bool? = nil, disabled: Bool? = nil, provider: String? = nil,
-                    legacyID: String? = nil, cursor: String? = nil, limit: Int? = nil) {
+                    legacyID: String? = nil, importBatch: String? = nil, cursor: String? = nil, limit: Int? = nil) {
             (self.query, self.anonymous, self.disabled, self.provider, self.cursor, self.limit) =
                 (query, anonymous, disabled, provider, cursor, limit)
-            self.legacyID = legacyID
+            (self.legacyID, self.importBatch) = (legacyID, importBatch)
         }
     }
 
@@ -45,6 +47,7 @@ public struct AccountAdministration: Sendable {
                                            anonymous: search.anonymous, disabled: search.disabled,
                                            provider: search.provider, limit: limit + 1)
         filter.legacyID = search.legacyID
+        filter.importBatch = search.importBatch
         if let cursor = search.cursor { filter.after = try UserCursor.decode(cursor) }
         let filterToRun = filter
         let (users, identities) = try await dependencies.database.read { connection in

@@ -42,7 +42,8 @@ struct AdminRoutes {
         let query = AdminQuery(request)
         let search = AccountAdministration.Search(
             query: query.string("query"), anonymous: try query.bool("anonymous"), disabled: try query.bool("disabled"),
-            provider: query.string("provider"), legacyID: query.string("legacy_id"), cursor: query.string("cursor"),
+            provider: query.string("provider"), legacyID: query.string("legacy_id"),
+            importBatch: query.string("import_batch"), cursor: query.string("cursor"),
             limit: try query.integer("limit"))
         return try JSONResponse.make(try await administration.users(search))
     }

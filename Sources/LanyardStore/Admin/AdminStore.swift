@@ -17,6 +17,8 @@ public struct AdminStore: Sendable {
         public var provider: String?
         /// An exact legacy id, of any source.
         public var legacyID: String?
+        /// The accounts an import batch created (`imp_…`).
+        public var importBatch: String?
         /// The last account of the previous page; accounts come newest first.
         public var after: (createdAt: Date, id: String)?
         public var limit: Int
@@ -51,6 +53,7 @@ public struct AdminStore: Sendable {
             clauses.append("EXISTS (SELECT 1 FROM identities p WHERE p.user_id = u.id AND p.provider = \(bind(.text(provider))))")
         }
         if let legacyID = filter.legacyID { clauses.append("u.legacy_id = \(bind(.text(legacyID)))") }
+        if let batch = filter.importBatch { clauses.append("u.import_batch = \(bind(.text(batch)))") }
         if let after = filter.after {
             let createdAt = bind(.date(after.createdAt)), id = bind(.text(after.id))
             clauses.append("(u.created_at < \(createdAt) OR (u.created_at = \(createdAt) AND u.id < \(id)))")

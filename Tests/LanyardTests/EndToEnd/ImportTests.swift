@@ -158,6 +158,10 @@ import Testing
             let mine = try await server.signIn(.google, sub: "someone-else")
             let report = try await Self.importFile(.clerk, "clerk-users.json", on: server)
             #expect(report.created == 8)
+            // The batch's accounts, and nobody else's.
+            let listed = try await Self.users(server, query: "&import_batch=\(try #require(report.batchID))")
+            #expect(listed.count == 8 && !listed.contains { $0["id"] as? String == mine.userID })
+            #expect(try await Self.users(server, query: "&import_batch=imp_none").isEmpty)
             let result = try await ImportBatches(server.runtime.dependencies).undo(
                 batchID: try #require(report.batchID), force: false, actor: "cli", client: Self.client)
             #expect(result.removed == 8 && result.keptSignedIn == 0)

@@ -114,7 +114,7 @@ function show(...children) {
   view.hidden = false;
 }
 
-const usersState = { query: "", filter: "", disabled: false, provider: "", cursors: [null] };
+const usersState = { query: "", filter: "", disabled: false, provider: "", batch: "", cursors: [null] };
 
 async function usersView() {
   const search = h("input", { type: "search", id: "search", placeholder: "Search by email, name, account id or provider subject",
@@ -137,7 +137,14 @@ async function usersView() {
   search.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(restart, 250); });
   search.addEventListener("keydown", (event) => { if (event.key === "Enter") { clearTimeout(timer); restart(); } });
   for (const control of [kind, providerSelect, disabled]) control.addEventListener("change", restart);
+  // Reached from an import batch's page: only that batch's accounts, until the operator clears it.
+  const batchFilter = usersState.batch ? h("p", { class: "notice", id: "batch-filter" },
+    "Accounts import ", h("a", { href: `#/imports/${encodeURIComponent(usersState.batch)}`, class: "mono" }, usersState.batch),
+    " created, still here. ",
+    h("button", { type: "button", id: "clear-batch", onclick: () => { Object.assign(usersState, { batch: "", cursors: [null] }); usersView(); } }, "Show all accounts"))
+    : null;
   show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Users"), h("p", { class: "muted" }, "Every account, newest first."))),
+    batchFilter,
     h("div", { class: "card" },
       h("div", { class: "toolbar" }, search, kind, providerSelect, h("label", {}, disabled, "Disabled only")),
       results));
@@ -152,6 +159,7 @@ async function loadUsers(results) {
   if (usersState.filter) params.set("anonymous", usersState.filter);
   if (usersState.provider) params.set("provider", usersState.provider);
   if (usersState.disabled) params.set("disabled", "true");
+  if (usersState.batch) params.set("import_batch", usersState.batch);
   if (cursor) params.set("cursor", cursor);
   try {
     const page = await api("GET", `/v1/admin/users?${params}`);
@@ -474,9 +482,16 @@ function conflictTotal(report) {
   return report ? Object.values(report.conflict_counts || {}).reduce((sum, count) => sum + count, 0) : 0;
 }
 
+/** "true" once its undo has finished (`accounts_removed`), "partly" while an undo begun has not, else "false". */
+function undoState(batch) {
+  if (!batch.undone_at) return "false";
+  return batch.accounts_removed === null || batch.accounts_removed === undefined ? "partly" : "true";
+}
+
 function batchState(batch) {
-  return batch.undone_at ? h("span", { class: "badge disabled", id: "batch-state", "data-undone": "true" }, "Undone")
-    : h("span", { class: "badge active", id: "batch-state" }, "Imported");
+  const state = undoState(batch);
+  const [badge, label] = { true: ["disabled", "Undone"], partly: ["guest", "Undoing"], false: ["active", "Imported"] }[state];
+  return h("span", { class: `badge ${badge}`, id: "batch-state", "data-undone": state }, label);
 }
 
 function plural(count, word) { return `${count.toLocaleString()} ${word}${count === 1 ? "" : "s"}`; }
@@ -505,7 +520,7 @@ async function importsView() {
   const open = (batch) => { location.hash = `#/imports/${batch.id}`; };
   const rows = list.batches.map((batch) => {
     const report = batch.report;
-    return h("tr", { class: "link", "data-batch-id": batch.id, tabindex: "0", "data-undone": batch.undone_at ? "true" : "false",
+    return h("tr", { class: "link", "data-batch-id": batch.id, tabindex: "0", "data-undone": undoState(batch),
         onclick: () => open(batch), onkeydown: (event) => { if (event.key === "Enter") open(batch); } },
       h("td", {}, h("div", { class: "mono" }, batch.id), h("div", { class: "muted" }, `${batch.origin} · by ${batch.actor}`)),
       h("td", { class: "source" }, sourceName(batch.source)), h("td", { class: "mono" }, batch.format),
@@ -566,7 +581,12 @@ async function batchView(id, outcome) {
           + "their sessions end now and Apple is told of their identities. This cannot be undone.", "Force undo")) undo(true);
       } }, "Force undo…")));
   };
-  const undoButton = batch.undone_at ? null : h("button", { type: "button", id: "undo", class: "danger", onclick: async () => {
+  const finished = undoState(batch) === "true";
+  const showAccounts = finished ? null : h("button", { type: "button", id: "batch-accounts", onclick: () => {
+    Object.assign(usersState, { query: "", filter: "", provider: "", disabled: false, batch: batch.id, cursors: [null] });
+    location.hash = "#/users";
+  } }, "Its accounts");
+  const undoButton = finished ? null : h("button", { type: "button", id: "undo", class: "danger", onclick: async () => {
     if (await confirmDialog("Undo this import?",
       `Removes the ${plural(batch.accounts_created, "account")} this batch created. Refused if someone has signed into one since`
       + (batch.accounts_signed_in ? ` (${batch.accounts_signed_in.toLocaleString()} so far).` : "."), "Undo")) undo(false);
@@ -587,11 +607,13 @@ async function batchView(id, outcome) {
   show(back(),
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "batch-title" }, `${sourceName(batch.source)} import `, batchState(batch)), summary),
-      h("div", { class: "actions" }, undoButton)),
+      h("div", { class: "actions" }, showAccounts, undoButton)),
     outcome ? h("p", { class: "notice", id: "undo-result" }, `Removed ${plural(outcome.removed, "account")}.`
       + (outcome.kept_signed_in ? ` Kept ${plural(outcome.kept_signed_in, "account")} someone signed into while the undo ran.` : "")) : null,
-    batch.undone_at ? h("p", { class: "notice", id: "undone" },
-      `Undone ${when(batch.undone_at)}: ${plural(batch.accounts_removed || 0, "account")} removed. Importing the file again brings them back.`) : null,
+    batch.undone_at && finished ? h("p", { class: "notice", id: "undone" },
+      `Undone ${when(batch.undone_at)}: ${plural(batch.accounts_removed, "account")} removed. Importing the file again brings them back.`)
+      : batch.undone_at ? h("p", { class: "notice", id: "undone" },
+        `An undo began ${when(batch.undone_at)} and has not finished: undo again to finish it.`) : null,
     actionError,
     h("div", { class: "grid", id: "batch-counts" },
       stat(report?.read, "Records read", "read"), stat(batch.accounts_created, "Accounts created", "created"),
