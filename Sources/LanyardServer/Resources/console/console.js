@@ -476,7 +476,7 @@ async function providersView() {
 // MARK: Imports (switching day)
 
 const SOURCE_NAMES = { firebase: "Firebase", supabase: "Supabase", clerk: "Clerk", auth0: "Auth0", jsonl: "Lanyard lines" };
-function sourceName(source) { return SOURCE_NAMES[source] || source; }
+function sourceName(source) { return Object.hasOwn(SOURCE_NAMES, source) ? SOURCE_NAMES[source] : source; }
 
 function conflictTotal(report) {
   return report ? Object.values(report.conflict_counts || {}).reduce((sum, count) => sum + count, 0) : 0;
