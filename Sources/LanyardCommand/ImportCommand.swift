@@ -108,13 +108,21 @@ struct ImportCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Import batches, newest first, and who has crossed.")
         @Flag(help: "Print JSON") var json = false
 
+        /// Imported, running (or stopped before it finished), undoing (an undo begun, not finished) or undone.
+        static func state(_ batch: ImportBatch) -> String {
+            if let undone = batch.undoneAt {
+                return batch.accountsRemoved == nil ? "undoing since \(Output.time(undone))" : "undone \(Output.time(undone))"
+            }
+            return batch.finishedAt == nil ? "running or stopped" : "imported"
+        }
+
         func run() async throws {
             try await CommandRuntime.with { runtime in
                 let list = try await ImportBatches(runtime.dependencies).list()
                 if json { return try Output.json(list) }
-                Output.table(["BATCH", "SOURCE", "FROM", "STARTED", "CREATED", "SIGNED IN", "UNDONE"], list.batches.map {
+                Output.table(["BATCH", "SOURCE", "FROM", "STARTED", "CREATED", "SIGNED IN", "STATE"], list.batches.map {
                     [$0.id, $0.source, $0.origin, Output.time($0.startedAt), "\($0.accountsCreated)", "\($0.accountsSignedIn)",
-                     $0.undoneAt.map(Output.time) ?? ""]
+                     Self.state($0)]
                 }, empty: "No import batches.")
                 for source in list.sources {
                     print("\(source.source): \(source.signedIn) of \(source.accounts) accounts have signed in")

@@ -116,7 +116,7 @@ public struct Importer: Sendable {
 
     /// A chunk whose transaction keeps meeting sign-ins or bridge crossings of its people (each retry reads again, and
     /// new ones commit meanwhile, as on switching day with the bridge live) is written in halves, down to single
-    /// records, which a second read always settles: the import finishes however busy the server is.
+    /// records, whose second read settles them (what a racer committed is then read as taken or unchanged).
     private func writeSettling(_ records: [ImportRecord], source: String, batchID: String, run: Run, claimed: Claims,
                                at now: Date, client: ClientInfo) async throws -> [ChunkOutcome] {
         do {
@@ -224,6 +224,7 @@ public struct Importer: Sendable {
                 try await Self.create(record, id: accountID, legacy: legacy, anonymous: anonymous, metadata: metadata, batchID: batchID,
                                       actor: run.actor, at: now, connection: connection, audit: audit, random: dependencies.random)
             }
+            if !run.dryRun && outcome.created > 0 { try await store.addCreated(id: batchID, count: outcome.created) }
             return outcome
         }
         return run.dryRun ? try await dependencies.database.read(work)

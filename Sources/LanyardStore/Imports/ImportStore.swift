@@ -128,6 +128,11 @@ public struct ImportStore: Sendable {
             """, [.text(userID), .text(legacy.source), .text(legacy.id), .date(date)]) != nil
     }
 
+    /// Whether anyone has ever signed into the account (a session, ended or not: they are kept after they end).
+    public func hasSessions(userID: String) async throws -> Bool {
+        try await connection.first("SELECT 1 AS one FROM sessions WHERE user_id = $1 LIMIT 1", [.text(userID)]) != nil
+    }
+
     /// The place after the account's last identity in its order.
     public func nextLinkPosition(userID: String) async throws -> Int64 {
         try await connection.first("SELECT COALESCE(MAX(link_position), 0) + 1 AS next FROM identities WHERE user_id = $1",
@@ -174,6 +179,12 @@ public struct ImportStore: Sendable {
     public func holdOpenBatch(id: String) async throws -> Bool {
         try await connection.first("UPDATE import_batches SET started_at = started_at WHERE id = $1 AND undone_at IS NULL RETURNING id",
                                    [.text(id)]) != nil
+    }
+
+    /// Counts accounts a chunk of the running import created, so a batch shows them before it finishes.
+    public func addCreated(id: String, count: Int) async throws {
+        try await connection.query("UPDATE import_batches SET accounts_created = accounts_created + $2 WHERE id = $1",
+                                   [.text(id), .integer(Int64(count))])
     }
 
     /// Marks an undo begun (`undone_at`), after any chunk of a running import that holds the row has committed.

@@ -77,6 +77,25 @@ extension TestServer {
             #expect(!crossed.isNewUser && crossed.linkedProviders == ["google", "apple"])
             let apple = try await server.signIn(.apple, sub: "apple-left-out")
             #expect(apple.userID == crossed.userID && !apple.isNewUser)
+            // Only at the account's first appearance: Apple unlinked since does not come back with another device's
+            // crossing, and an address the token names never joins.
+            server.clock.advance(by: 5)
+            #expect(try await server.delete("/v1/auth/link/apple", bearer: apple.accessToken).status == 200)
+            let again = try Session(try await server.migrate(.firebase, try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "exported-without-apple", identities: ["google.com": ["google-kept"], "apple.com": ["apple-left-out"]],
+                signInProvider: "apple.com", email: "left-out@example.org", emailVerified: true))))
+            #expect(again.userID == crossed.userID && again.linkedProviders == ["google"])
+            // A guest of the import (anonymous at the old system when exported) that has linked Google since: Google
+            // joins, and the account is a guest no more (an idle-guest purge must not take it).
+            let guestLine = #"{"legacy_id": "guest-at-export", "legacy_source": "firebase", "anonymous": true, "identities": []}"#
+            #expect(try await server.request(.POST, "/v1/admin/imports", rawBody: guestLine,
+                                             headers: ["Authorization": "Bearer \(AdminTests.key)"]).status == 201)
+            let grownUp = try Session(try await server.migrate(.firebase, try server.legacyToken(.firebase, LegacyMintRequest(
+                sub: "guest-at-export", identities: ["google.com": ["google-linked-after-export"]], signInProvider: "google.com",
+                name: "Grown Up"))))
+            #expect(!grownUp.isNewUser && !grownUp.isAnonymous && grownUp.linkedProviders == ["google"])
+            let me = try await server.get("/v1/users/me", bearer: grownUp.accessToken)
+            #expect(me.json["is_anonymous"] as? Bool == false && me.json["display_name"] as? String == "Grown Up", "\(me.text)")
             // A second person's export names an Apple identity a Lanyard account holds: the crossing answers, the
             // identity stays with its holder.
             let second = #"{"legacy_id": "exported-second", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "google-second"}]}"#

@@ -135,6 +135,8 @@ import Testing
                     guard report.created == Importer.chunkSize, await undone.value == nil else { return }
                     let listed = try? await server.request(.GET, "/v1/admin/imports", headers: auth)
                     let running = (listed?.json["batches"] as? [[String: Any]])?.first { $0["finished_at"] is NSNull }
+                    // Counted as its chunks land, before the run finishes.
+                    #expect(running?["accounts_created"] as? Int == Importer.chunkSize)
                     guard let batch = running?["id"] as? String,
                           let answer = try? await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth) else { return }
                     await undone.set(answer)
@@ -149,6 +151,40 @@ import Testing
             // Run again, the file comes in whole: nothing of the stopped run is in its way.
             #expect(try await Importer(server.runtime.dependencies).run(
                 file, .init(origin: "running.jsonl", actor: "cli", dryRun: false), client: Self.client).created == count)
+        }
+    }
+
+    /// The undo begun while a chunk is being written (not between chunks): whichever commits first, nothing the
+    /// import wrote is left behind, and the batch's counts agree.
+    @Test(arguments: TestDatabase.available)
+    func anUndoRacingAChunkInFlightLeavesNothingBehind(database: TestDatabase) async throws {
+        try await TestServer.with(database, configure: Self.admin) { server in
+            let auth = ["Authorization": "Bearer \(AdminTests.key)"]
+            for round in 0..<3 {
+                let lines = (0..<Importer.chunkSize * 4).map { index in
+                    #"{"legacy_id": "in-flight-\#(round)-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "in-flight-\#(round)-\#(index)"}]}"#
+                }.joined(separator: "\n")
+                let file = try ImportSource.jsonl.read(Array(lines.utf8), options: ImportOptions(), now: server.clock.now())
+                let undo = UndoTask()
+                let run = try? await Importer(server.runtime.dependencies).run(
+                    file, .init(origin: "in-flight-\(round).jsonl", actor: "cli", dryRun: false), client: Self.client) { report in
+                    guard report.created == Importer.chunkSize else { return }
+                    // Not awaited: the import goes on to its next chunk while the undo lists and begins.
+                    await undo.start {
+                        let listed = try await server.request(.GET, "/v1/admin/imports", headers: auth)
+                        let batch = try #require((listed.json["batches"] as? [[String: Any]])?
+                            .first { $0["origin"] as? String == "in-flight-\(round).jsonl" }?["id"] as? String)
+                        let answer = try await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth)
+                        #expect(answer.status == 200, "\(answer.text)")
+                        return batch
+                    }
+                }
+                let batch = try #require(try await undo.finished())
+                let shown = try await server.request(.GET, "/v1/admin/imports/\(batch)", headers: auth)
+                #expect(try await Self.users(server, query: "&import_batch=\(batch)").isEmpty, "round \(round)")
+                #expect(shown.json["accounts_removed"] as? Int == shown.json["accounts_created"] as? Int, "\(shown.text)")
+                #expect(run == nil || run?.created == Importer.chunkSize * 4)
+            }
         }
     }
 
@@ -311,4 +347,14 @@ import Testing
 private actor UndoAnswer {
     private(set) var value: TestResponse?
     func set(_ answer: TestResponse) { value = answer }
+}
+
+/// An undo started from inside an import's progress callback and left running beside the import.
+private actor UndoTask {
+    private var task: Task<String, any Error>?
+    func start(_ work: @escaping @Sendable () async throws -> String) {
+        guard task == nil else { return }
+        task = Task { try await work() }
+    }
+    func finished() async throws -> String? { try await task?.value }
 }

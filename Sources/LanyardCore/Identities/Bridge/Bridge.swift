@@ -120,14 +120,27 @@ public struct Bridge: Sendable {
                 if let account = try await UserStore(connection).find(id: id), UserStore.activityIsStale(account.lastActiveAt, at: now) {
                     try await UserStore(connection).markActive(id: id, at: now)
                 }
-                try await linkMissing(to: id, unheldOnly: true)
+                // The account's first appearance here (nobody has signed into it): the identities its export left out
+                // join it (Apple before firebase-tools 15.19, a provider linked after the export). Only then, so an
+                // identity the person has since unlinked, or Apple has deleted, does not come back with a later
+                // crossing; never an address, which is no proof of being the same person.
+                if try await !ImportStore(connection).hasSessions(userID: id) {
+                    var leftOut: [VerifiedIdentity] = []
+                    for identity in try await missing(from: id) where identity.provider != .email {
+                        if try await ImportStore(connection).identityOwners(provider: identity.provider.rawValue,
+                                                                            subjects: [identity.subject]).isEmpty {
+                            leftOut.append(identity)
+                        }
+                    }
+                    try await link(leftOut, to: id)
+                }
             case .adopt(let id):
                 userID = id
                 guard try await ImportStore(connection).setLegacy(legacy, userID: id, at: now) else {
                     // It gained a legacy id meanwhile: read again.
                     throw StoreError.serializationFailure
                 }
-                try await linkMissing(to: id, unheldOnly: false)
+                try await link(try await missing(from: id), to: id)
                 try await UserStore(connection).markActive(id: id, at: now)
             case .create:
                 userID = try await create()
@@ -171,28 +184,29 @@ public struct Bridge: Sendable {
             return legacy.id
         }
 
-        /// The token's identities of providers the account has none of, onto it: for an adopted account (`decide`
-        /// found nobody else holding them), all; for an answering one, those nobody holds (`unheldOnly`), so an Apple
-        /// user imported from an export that left Apple out gains their Apple identity when they cross.
-        private func linkMissing(to userID: String, unheldOnly: Bool) async throws {
+        /// The token's identities of providers the account has none of.
+        private func missing(from userID: String) async throws -> [VerifiedIdentity] {
             let held = try await IdentityStore(connection).list(userID: userID)
-            var missing = session.identities.filter { identity in !held.contains { $0.provider == identity.provider.rawValue } }
-            guard !missing.isEmpty else { return }
-            if unheldOnly {
-                var unheld: [VerifiedIdentity] = []
-                for identity in missing where try await ImportStore(connection).identityOwners(
-                    provider: identity.provider.rawValue, subjects: [identity.subject]).isEmpty {
-                    unheld.append(identity)
-                }
-                missing = unheld
-            }
+            return session.identities.filter { identity in !held.contains { $0.provider == identity.provider.rawValue } }
+        }
+
+        /// Links `identities` to the account, after its others, as `Linking` does: a guest gaining one is no longer a
+        /// guest, and an account without a name takes the first the identities carry.
+        private func link(_ identities: [VerifiedIdentity], to userID: String) async throws {
+            guard !identities.isEmpty else { return }
             var position = try await ImportStore(connection).nextLinkPosition(userID: userID)
-            for identity in missing {
+            for identity in identities {
                 try await IdentityStore(connection).link(IdentityRecord(identity, id: dependencies.random.newID(at: now),
                                                                         userID: userID, linkedAt: now, lastSignInAt: now),
                                                          at: Int64(position))
                 try await audit.write(.identityLinked, userID: userID, details: ["provider": identity.provider.rawValue])
                 position += 1
+            }
+            let users = UserStore(connection)
+            guard let account = try await users.find(id: userID) else { throw StoreError.serializationFailure }
+            if account.isAnonymous { try await users.setAnonymous(id: userID, false, at: now) }
+            if account.displayName == nil, let name = identities.lazy.compactMap(\.name).first {
+                try await users.setDisplayNameIfEmpty(id: userID, to: name, at: now)
             }
         }
     }

@@ -490,7 +490,9 @@ function undoState(batch) {
 
 function batchState(batch) {
   const state = undoState(batch);
-  const [badge, label] = { true: ["disabled", "Undone"], partly: ["guest", "Undoing"], false: ["active", "Imported"] }[state];
+  const running = state === "false" && !batch.finished_at;
+  const [badge, label] = running ? ["guest", "Running or stopped"]
+    : { true: ["disabled", "Undone"], partly: ["guest", "Undoing"], false: ["active", "Imported"] }[state];
   return h("span", { class: `badge ${badge}`, id: "batch-state", "data-undone": state }, label);
 }
 
@@ -623,7 +625,8 @@ async function batchView(id, outcome) {
       stat(report.guests, "Guests", "guests"), stat(report.disabled, "Disabled", "disabled"),
       stat(report.password_users, "Password users (hashes are never imported)", "password-users"),
       stat(report.password_users_without_email, "Password users with no verified email (bridge only)", "password-users-without-email"))
-      : h("p", { class: "notice" }, "This batch's report could not be read."),
+      : h("p", { class: "notice", id: "no-report" }, batch.finished_at ? "This batch's report could not be read."
+        : "No report yet: the import is still running, or stopped before it finished (undo takes back what it wrote)."),
     report ? h("div", { class: "card", id: "report" }, h("h2", {}, "Report"),
       h("dl", { class: "facts" },
         h("dt", {}, "Identities"), h("dd", { id: "report-identities" },
