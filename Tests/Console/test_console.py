@@ -254,13 +254,22 @@ class ConsoleTests(unittest.TestCase):
         # The search re-renders the list for each pause in typing (a slow machine pauses mid-name): click the row
         # of the last rendering, and again if a re-rendering swallowed the click (the group's page did not open).
         for attempt in range(20):
+            if self.browser.find_elements(By.ID, "group-title"):
+                break
             try:
                 self.browser.find_element(By.CSS_SELECTOR, f"tr[data-group-id='{group['id']}']").click()
                 WebDriverWait(self.browser, 3).until(EC.visibility_of_element_located((By.ID, "group-title")))
                 break
             except (StaleElementReferenceException, NoSuchElementException, TimeoutException):
                 time.sleep(0.25)
-        title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
+        try:
+            title = self.wait.until(EC.visibility_of_element_located((By.ID, "group-title")))
+        except TimeoutException:
+            # What the page shows instead (an error, "Loading…", another view) says which part failed.
+            self.screenshot("09-group-did-not-open")
+            view = self.browser.find_element(By.ID, "view")
+            self.fail(f"the group's page did not open: at {self.browser.execute_script('return location.hash')}, "
+                      f"the view shows {view.text[:500]!r} (hidden: {view.get_attribute('hidden')})")
         self.assertIn(name, title.text)
         members = self.browser.find_elements(By.CSS_SELECTOR, "#members tr[data-member-id]")
         self.assertEqual([row.get_attribute("data-member-id") for row in members],

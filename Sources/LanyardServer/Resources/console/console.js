@@ -107,6 +107,14 @@ function confirmDialog(title, text, action) {
 
 // MARK: Views
 
+/** Bumped by each navigation: a view's answer that comes back after the operator has gone elsewhere is dropped. */
+let generation = 0;
+
+/** `show`, unless the operator has navigated since the view began (`ticket`): a slow answer never replaces the page. */
+function showFor(ticket, ...children) {
+  if (ticket === generation) show(...children);
+}
+
 function show(...children) {
   const view = $("#view");
   // A part a view leaves out is null: replaceChildren would print it as the text "null".
@@ -193,12 +201,13 @@ async function loadUsers(results) {
 }
 
 async function userView(id) {
+  const ticket = generation;
   show(h("a", { href: "#/users", class: "back" }, "← Users"), h("p", { class: "loading" }, "Loading…"));
   let details;
   try {
     details = await api("GET", `/v1/admin/users/${encodeURIComponent(id)}`);
   } catch (error) {
-    show(h("a", { href: "#/users", class: "back" }, "← Users"),
+    showFor(ticket, h("a", { href: "#/users", class: "back" }, "← Users"),
       error.status === 404 ? empty("No such account", "It may have been deleted.") : errorBox(error));
     return;
   }
@@ -296,7 +305,7 @@ async function userView(id) {
       .filter(([key]) => key !== "discarded_data").map(([key, value]) => `${key}: ${value}`).join(", ")) : null,
       event.client_ip ? h("span", { class: "muted" }, ` · ${event.client_ip}`) : null)));
 
-  show(h("a", { href: "#/users", class: "back" }, "← Users"),
+  showFor(ticket, h("a", { href: "#/users", class: "back" }, "← Users"),
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "user-title" }, user.display_name || user.email || (user.is_anonymous ? "Guest" : "(no name)"), " ", statusBadge(user)),
         h("p", { class: "muted" }, h("span", { class: "mono" }, user.id), ` · created ${when(user.created_at)} · active ${ago(user.last_active_at)}`),
@@ -366,13 +375,14 @@ async function loadGroups(results) {
 }
 
 async function groupView(id) {
+  const ticket = generation;
   const back = () => h("a", { href: "#/groups", class: "back" }, "← Groups");
   show(back(), h("p", { class: "loading" }, "Loading…"));
   let details;
   try {
     details = await api("GET", `/v1/admin/groups/${encodeURIComponent(id)}`);
   } catch (error) {
-    show(back(), error.status === 404 ? empty("No such group", "It may have been dissolved.") : errorBox(error));
+    showFor(ticket, back(), error.status === 404 ? empty("No such group", "It may have been dissolved.") : errorBox(error));
     return;
   }
   const { group, invites } = details;
@@ -398,7 +408,7 @@ async function groupView(id) {
   const inviteRows = invites.map((invite) => h("tr", { "data-invite-id": invite.id },
     h("td", { class: "mono" }, invite.id), h("td", {}, invite.role), h("td", {}, `${invite.uses} of ${invite.max_uses}`),
     h("td", {}, when(invite.expires_at)), h("td", { class: "mono" }, invite.created_by)));
-  show(back(),
+  showFor(ticket, back(),
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "group-title" }, group.name, " ", h("span", { class: "badge" }, group.kind)),
         h("p", { class: "muted" }, h("span", { class: "mono" }, group.id),
@@ -414,17 +424,18 @@ async function groupView(id) {
 }
 
 async function activityView() {
+  const ticket = generation;
   show(h("h1", {}, "Activity"), h("p", { class: "loading" }, "Loading…"));
   let stats;
   try {
     stats = await api("GET", "/v1/admin/stats");
   } catch (error) {
-    show(h("h1", {}, "Activity"), errorBox(error));
+    showFor(ticket, h("h1", {}, "Activity"), errorBox(error));
     return;
   }
   const stat = (value, label, id) => h("div", { class: "stat", id }, h("div", { class: "value" }, value.toLocaleString()), h("div", { class: "label" }, label));
   const count = (days) => days.reduce((sum, day) => sum + day.count, 0);
-  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Activity"), h("p", { class: "muted" }, "The last 30 days, in UTC days."))),
+  showFor(ticket, h("div", { class: "head" }, h("div", {}, h("h1", {}, "Activity"), h("p", { class: "muted" }, "The last 30 days, in UTC days."))),
     h("div", { class: "grid" },
       stat(stats.accounts, "Accounts", "stat-accounts"), stat(stats.guests, "Guests", "stat-guests"),
       stat(stats.disabled, "Disabled", "stat-disabled"), stat(stats.active["1d"], "Active today", "stat-active-1d"),
@@ -438,12 +449,13 @@ async function activityView() {
 }
 
 async function providersView() {
+  const ticket = generation;
   show(h("h1", {}, "Providers"), h("p", { class: "loading" }, "Loading…"));
   let list;
   try {
     list = await api("GET", "/v1/admin/providers");
   } catch (error) {
-    show(h("h1", {}, "Providers"), errorBox(error));
+    showFor(ticket, h("h1", {}, "Providers"), errorBox(error));
     return;
   }
   const keyState = (item) => {
@@ -467,7 +479,7 @@ async function providersView() {
       h("dt", {}, "Last refused token"), h("dd", { class: "last-refusal" },
         item.last_refusal ? `${when(item.last_refusal.at)}: ${item.last_refusal.reason}`
           + (item.last_refusal.kid ? ` (kid ${item.last_refusal.kid})` : " (no kid)") : "none")));
-  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Providers"),
+  showFor(ticket, h("div", { class: "head" }, h("div", {}, h("h1", {}, "Providers"),
     h("p", { class: "muted" }, "Configured sign-in providers. Keys are fetched when a token first needs them."))),
     ...(list.providers.length ? list.providers.map((item) => card(item))
       : [empty("No providers", "Set LANYARD_APPLE_CLIENT_IDS, LANYARD_GOOGLE_CLIENT_IDS or LANYARD_OIDC_PROVIDERS.")]));
@@ -511,12 +523,13 @@ function crossingCard(count) {
 }
 
 async function importsView() {
+  const ticket = generation;
   show(h("h1", {}, "Imports"), h("p", { class: "loading" }, "Loading…"));
   let list;
   try {
     list = await api("GET", "/v1/admin/imports");
   } catch (error) {
-    show(h("h1", {}, "Imports"), errorBox(error));
+    showFor(ticket, h("h1", {}, "Imports"), errorBox(error));
     return;
   }
   const open = (batch) => { location.hash = `#/imports/${batch.id}`; };
@@ -533,7 +546,7 @@ async function importsView() {
       h("td", { class: "warnings" }, report ? report.warnings.length.toLocaleString() : "—"),
       h("td", {}, batchState(batch)));
   });
-  show(h("div", { class: "head" }, h("div", {}, h("h1", {}, "Imports"),
+  showFor(ticket, h("div", { class: "head" }, h("div", {}, h("h1", {}, "Imports"),
       h("p", { class: "muted" }, "Switching day: the people imported from another system, and who has crossed since."))),
     h("h2", {}, "Who has crossed"),
     list.sources.length ? h("div", { class: "grid", id: "crossing" }, list.sources.map(crossingCard))
@@ -549,13 +562,14 @@ async function importsView() {
 }
 
 async function batchView(id, outcome) {
+  const ticket = generation;
   const back = () => h("a", { href: "#/imports", class: "back" }, "← Imports");
   show(back(), h("p", { class: "loading" }, "Loading…"));
   let batch;
   try {
     batch = await api("GET", `/v1/admin/imports/${encodeURIComponent(id)}`);
   } catch (error) {
-    show(back(), error.status === 404 ? empty("No such import batch", "Check the id (imp_…).") : errorBox(error));
+    showFor(ticket, back(), error.status === 404 ? empty("No such import batch", "Check the id (imp_…).") : errorBox(error));
     return;
   }
   const report = batch.report;
@@ -606,7 +620,7 @@ async function batchView(id, outcome) {
   const summary = h("p", { class: "muted" }, h("span", { class: "mono" }, batch.id),
     ` · ${batch.format} from ${batch.origin} · by ${batch.actor === "cli" ? "lanyard import" : "the admin API"}`
     + ` · started ${when(batch.started_at)}` + (batch.finished_at ? `, finished ${when(batch.finished_at)}` : ""));
-  show(back(),
+  showFor(ticket, back(),
     h("div", { class: "head" },
       h("div", {}, h("h1", { id: "batch-title" }, `${sourceName(batch.source)} import `, batchState(batch)), summary),
       h("div", { class: "actions" }, showAccounts, undoButton)),
@@ -736,6 +750,7 @@ async function signIn(event) {
 }
 
 function route() {
+  generation += 1;
   const signedIn = Boolean(sessionStorage.getItem(KEY));
   $("#signin-view").hidden = signedIn;
   $("#bar").hidden = !signedIn;
