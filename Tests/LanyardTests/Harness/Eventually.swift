@@ -12,3 +12,11 @@ func eventually(within seconds: Double = 30, every interval: Duration = .millise
     }
     return try await condition()
 }
+
+/// Runs CPU-bound work (seconds of signing, say) on a thread of its own, so that it does not hold one of the few
+/// cooperative threads every test and in-process server of a whole-suite run shares.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

@@ -31,9 +31,10 @@ struct RunningServer: Sendable {
             "LANYARD_MASTER_KEY": Data(repeating: 7, count: 32).base64EncodedString(),
             "LANYARD_DATA_DIR": TestServer.sharedDataDirectory,
         ])
-        // The emulator's keys come from this same busy process: give the fetch room. `ProviderFaultTests` keep the
-        // production deadline.
-        configuration.providerKeyFetchTimeout = 10
+        // The emulator's and the test issuers' keys come from this same busy process, whose two cooperative threads a
+        // whole-suite run keeps busy (CI once saw fetches pass 10 s there): give the fetch room, as the database
+        // timeout above. `ProviderFaultTests` keep the production deadline.
+        configuration.providerKeyFetchTimeout = 30
         configure(&configuration)
         let logger = logger ?? {
             var quiet = Logger(label: "lanyard.test")
