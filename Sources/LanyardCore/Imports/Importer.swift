@@ -17,8 +17,12 @@ public struct Importer: Sendable {
     /// Conflicts listed in a report; `conflict_counts` counts them all.
     public static let listedConflicts = 1000
 
-    public init(_ dependencies: CoreDependencies) {
+    /// Records per transaction in this importer: `chunkSize`, or fewer where a test wants several chunks cheaply.
+    let recordsPerChunk: Int
+
+    public init(_ dependencies: CoreDependencies, recordsPerChunk: Int = Importer.chunkSize) {
         self.dependencies = dependencies
+        self.recordsPerChunk = max(1, recordsPerChunk)
     }
 
     /// What the run is, for its batch row.
@@ -53,8 +57,8 @@ public struct Importer: Sendable {
         }
         // Claimed by earlier records of this run: a second claim is a conflict, as it would be against the database.
         var claimed = Claims()
-        for chunk in stride(from: 0, to: file.records.count, by: Self.chunkSize) {
-            let records = Array(file.records[chunk..<min(chunk + Self.chunkSize, file.records.count)])
+        for chunk in stride(from: 0, to: file.records.count, by: recordsPerChunk) {
+            let records = Array(file.records[chunk..<min(chunk + recordsPerChunk, file.records.count)])
             for outcome in try await writeSettling(records, source: file.source, batchID: batchID, run: run, claimed: claimed,
                                                    at: started, client: client) {
                 claimed = outcome.claimed

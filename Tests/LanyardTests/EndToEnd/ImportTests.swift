@@ -11,6 +11,9 @@ import Testing
 /// importer, then seen and used through HTTP.
 @Suite struct ImportTests {
     static let client = ClientInfo(ip: nil, userAgent: "tests")
+    /// Records per chunk where a test races an import's chunks: several chunks, few records (a whole-suite run shares
+    /// two cores, and thousands of records there starve other tests' servers).
+    static let chunk = 40
 
     static func fixture(_ name: String) throws -> [UInt8] {
         try Array(Data(contentsOf: ImportFormatTests.fixtures.appendingPathComponent(name)))
@@ -122,7 +125,7 @@ import Testing
     func anUndoOfARunningImportStopsItAndTakesBackEverythingItWrote(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.admin) { server in
             let auth = ["Authorization": "Bearer \(AdminTests.key)"]
-            let count = Importer.chunkSize * 3
+            let count = Self.chunk * 3
             let lines = (0..<count).map { index in
                 #"{"legacy_id": "running-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "running-google-\#(index)"}]}"#
             }.joined(separator: "\n")
@@ -130,13 +133,13 @@ import Testing
             let undone = UndoAnswer()
             var stopped: LanyardError?
             do {
-                _ = try await Importer(server.runtime.dependencies).run(file, .init(origin: "running.jsonl", actor: "cli", dryRun: false),
+                _ = try await Importer(server.runtime.dependencies, recordsPerChunk: Self.chunk).run(file, .init(origin: "running.jsonl", actor: "cli", dryRun: false),
                                                                          client: Self.client) { report in
-                    guard report.created == Importer.chunkSize, await undone.value == nil else { return }
+                    guard report.created == Self.chunk, await undone.value == nil else { return }
                     let listed = try? await server.request(.GET, "/v1/admin/imports", headers: auth)
                     let running = (listed?.json["batches"] as? [[String: Any]])?.first { $0["finished_at"] is NSNull }
                     // Counted as its chunks land, before the run finishes.
-                    #expect(running?["accounts_created"] as? Int == Importer.chunkSize)
+                    #expect(running?["accounts_created"] as? Int == Self.chunk)
                     guard let batch = running?["id"] as? String,
                           let answer = try? await server.request(.POST, "/v1/admin/imports/\(batch)/undo", headers: auth) else { return }
                     await undone.set(answer)
@@ -145,11 +148,11 @@ import Testing
                 stopped = error
             }
             let undo = try #require(await undone.value)
-            #expect(undo.status == 200 && undo.json["removed"] as? Int == Importer.chunkSize, "\(undo.text)")
+            #expect(undo.status == 200 && undo.json["removed"] as? Int == Self.chunk, "\(undo.text)")
             #expect(stopped?.details["reason"] == .string("batch_undone"))
             #expect(try await Self.users(server).isEmpty)
             // Run again, the file comes in whole: nothing of the stopped run is in its way.
-            #expect(try await Importer(server.runtime.dependencies).run(
+            #expect(try await Importer(server.runtime.dependencies, recordsPerChunk: Self.chunk).run(
                 file, .init(origin: "running.jsonl", actor: "cli", dryRun: false), client: Self.client).created == count)
         }
     }
@@ -161,14 +164,14 @@ import Testing
         try await TestServer.with(database, configure: Self.admin) { server in
             let auth = ["Authorization": "Bearer \(AdminTests.key)"]
             for round in 0..<3 {
-                let lines = (0..<Importer.chunkSize * 4).map { index in
+                let lines = (0..<Self.chunk * 4).map { index in
                     #"{"legacy_id": "in-flight-\#(round)-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "in-flight-\#(round)-\#(index)"}]}"#
                 }.joined(separator: "\n")
                 let file = try ImportSource.jsonl.read(Array(lines.utf8), options: ImportOptions(), now: server.clock.now())
                 let undo = UndoTask()
-                let run = try? await Importer(server.runtime.dependencies).run(
+                let run = try? await Importer(server.runtime.dependencies, recordsPerChunk: Self.chunk).run(
                     file, .init(origin: "in-flight-\(round).jsonl", actor: "cli", dryRun: false), client: Self.client) { report in
-                    guard report.created == Importer.chunkSize else { return }
+                    guard report.created == Self.chunk else { return }
                     // Not awaited: the import goes on to its next chunk while the undo lists and begins.
                     await undo.start {
                         let listed = try await server.request(.GET, "/v1/admin/imports", headers: auth)
@@ -183,7 +186,7 @@ import Testing
                 let shown = try await server.request(.GET, "/v1/admin/imports/\(batch)", headers: auth)
                 #expect(try await Self.users(server, query: "&import_batch=\(batch)").isEmpty, "round \(round)")
                 #expect(shown.json["accounts_removed"] as? Int == shown.json["accounts_created"] as? Int, "\(shown.text)")
-                #expect(run == nil || run?.created == Importer.chunkSize * 4)
+                #expect(run == nil || run?.created == Self.chunk * 4)
             }
         }
     }
@@ -213,7 +216,7 @@ import Testing
     @Test(arguments: TestDatabase.available)
     func importsAndCrossingsOfTheSamePeopleAtOnceMakeEachOneAccount(database: TestDatabase) async throws {
         try await TestServer.with(database, configure: Self.admin) { server in
-            let count = Importer.chunkSize * 3
+            let count = Self.chunk * 3
             let lines = (0..<count).map { index in
                 #"{"legacy_id": "twice-\#(index)", "legacy_source": "firebase", "identities": [{"provider": "google", "subject": "twice-google-\#(index)"}, {"provider": "apple", "subject": "twice-apple-\#(index)"}]}"#
             }.joined(separator: "\n")
@@ -226,7 +229,7 @@ import Testing
                         signInProvider: "google.com"))
                 }
             }
-            let importer = Importer(server.runtime.dependencies)
+            let importer = Importer(server.runtime.dependencies, recordsPerChunk: Self.chunk)
             async let first = importer.run(file, .init(origin: "twice.jsonl", actor: "cli", dryRun: false), client: Self.client)
             async let second = importer.run(file, .init(origin: "twice.jsonl", actor: "cli", dryRun: false), client: Self.client)
             async let crossings = withThrowingTaskGroup(of: [TestResponse].self) { group in
