@@ -64,7 +64,9 @@ struct AppleEmulatorRoutes {
             delivery.method = .POST
             delivery.headers.add(name: "Content-Type", value: "application/json")
             delivery.body = .bytes(ByteBuffer(bytes: JSONWriter.write(NotificationPayload(payload: payload))))
-            let answer = try await client.execute(delivery, timeout: .seconds(10))
+            // The server's own answer (it fetches Apple's keys from this same emulator): room for a busy machine; this
+            // is dev tooling, and Apple's own deliveries are the server's concern, not this route's.
+            let answer = try await client.execute(delivery, timeout: .seconds(30))
             let text = String(buffer: try await answer.body.collect(upTo: 64 * 1024))
             return try JSONResponse.make(NotifyAnswer(status: Int(answer.status.code), answer: text, payload: payload))
         }
